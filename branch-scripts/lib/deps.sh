@@ -1,0 +1,49 @@
+# shellcheck shell=bash
+# Install what kbranch needs from Debian's archive when it is missing.
+
+# package:command pairs; a package is installed when its command is absent.
+KBRANCH_DEPS=(
+	git:git
+	xz-utils:xz
+	linux-source:/usr/src/linux-source-*.tar.xz
+	b4:b4
+	qemu-system-x86:qemu-system-x86_64
+	e2fsprogs:mke2fs
+	busybox-static:busybox
+	gcc:gcc
+	make:make
+	flex:flex
+	bison:bison
+	bc:bc
+	libelf-dev:/usr/include/libelf.h
+	libssl-dev:/usr/include/openssl/ssl.h
+	cpio:cpio
+	kmod:depmod
+	python3:python3
+	perl:perl
+	sparse:sparse
+	linux-config-6.1:/usr/src/linux-config-6.1
+)
+
+dep_present() {
+	local probe=$1
+	case "$probe" in
+	/*) compgen -G "$probe" >/dev/null ;;
+	*) command -v "$probe" >/dev/null 2>&1 ;;
+	esac
+}
+
+ensure_deps() {
+	local entry missing=()
+	for entry in "${KBRANCH_DEPS[@]}"; do
+		dep_present "${entry#*:}" || missing+=("${entry%%:*}")
+	done
+	[ "${#missing[@]}" -eq 0 ] && return 0
+	[ "$(id -u)" -eq 0 ] || die "missing packages (${missing[*]}); install them as root"
+	step "installing with apt-get: ${missing[*]}"
+	logged "$KBRANCH_WORK/logs/apt.log" apt-get update -q ||
+		die "apt-get update failed (log: $KBRANCH_WORK/logs/apt.log)"
+	DEBIAN_FRONTEND=noninteractive logged "$KBRANCH_WORK/logs/apt.log" \
+		apt-get install -y -q "${missing[@]}" ||
+		die "apt-get install failed (log: $KBRANCH_WORK/logs/apt.log)"
+}
