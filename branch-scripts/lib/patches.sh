@@ -10,23 +10,30 @@ patch_author() {
 		awk -F': ' '/^Author:/{n=$2} /^Email:/{e=$2} /^Date:/{d=$2} END{print n "|" e "|" d}'
 }
 
-# The file the failed git am complained about, from its output.
+# The file the failed git am complained about, from its output ($1) and,
+# for a corrupt patch, from the diff header above the bad line of $2.
 failing_file() {
+	local line
 	sed -n -e 's/^error: patch failed: \(.*\):[0-9]*$/\1/p' \
 		-e 's/^error: \(.*\): does not exist in index$/\1/p' \
 		-e 's/^error: \(.*\): patch does not apply$/\1/p' \
-		-e 's/^error: \(.*\): already exists in index$/\1/p' "$1" | head -n 1
+		-e 's/^error: \(.*\): already exists in index$/\1/p' "$1" | head -n 1 | grep . && return 0
+	line=$(sed -n 's/^error: corrupt patch at line \([0-9]*\)$/\1/p' "$1" | head -n 1)
+	[ -n "$line" ] || return 1
+	git mailinfo /dev/null /dev/stdout <"$2" 2>/dev/null |
+		awk -v n="$line" 'NR <= n && /^diff --git / { f = $4 } END { if (f == "") exit 1; sub(/^b\//, "", f); print f " (corrupt patch at line " n ")" }'
 }
 
-# Apply one patch as a commit.  On failure print one line naming the patch and
-# the failing file, abort the am and return 1; the caller restores HEAD.
+# Apply one patch as a commit.  On failure print (on stdout, for the caller's
+# one-line error) why, naming the patch and the failing file, abort the am
+# and return 1; the caller restores HEAD.
 am_one() {
 	local patch=$1 out author name email
 	out=$(mktemp)
 	author=$(patch_author "$patch")
 	IFS='|' read -r name email _ <<<"$author"
 	if [ -z "$name" ] || [ -z "$email" ]; then
-		printf 'kbranch: %s is not a mail-format patch (no From: header)\n' "$patch" >&2
+		printf '%s is not a mail-format patch (no From: header)\n' "$(basename "$patch")"
 		rm -f "$out"
 		return 1
 	fi
@@ -35,8 +42,8 @@ am_one() {
 		rm -f "$out"
 		return 0
 	fi
-	printf 'kbranch: %s does not apply: %s\n' "$(basename "$patch")" \
-		"$(failing_file "$out" | grep . || tail -n 1 "$out")" >&2
+	printf '%s does not apply: %s\n' "$(basename "$patch")" \
+		"$(failing_file "$out" "$patch" || tail -n 1 "$out")"
 	git -C "$KTREE" am --abort >/dev/null 2>&1 || true
 	rm -f "$out"
 	return 1

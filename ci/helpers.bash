@@ -1,0 +1,48 @@
+# shellcheck shell=bash
+# Shared by the ci/*.bats files: where things are, and helpers that keep
+# each test reading like a sentence.
+
+bats_require_minimum_version 1.5.0
+
+REPO=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
+KBRANCH=$REPO/branch-scripts/kbranch
+: "${KBRANCH_WORK:?ci/test sets KBRANCH_WORK}"
+: "${KBRANCH_CI_SCRATCH:=$BATS_RUN_TMPDIR}"
+KTREE=$KBRANCH_WORK/linux
+VERSION=$(cat "$REPO/base/linux-source.version")
+
+ktree() {
+	git -C "$KTREE" "$@"
+}
+
+# Everything about the kernel tree that a failed command must not change.
+tree_state() {
+	{
+		ktree rev-parse HEAD
+		ktree symbolic-ref -q HEAD || echo detached
+		ktree for-each-ref --format='%(refname) %(objectname)'
+		ktree status --porcelain
+	} 2>&1
+}
+
+# A private copy of this repository, so a test may break its series.
+repo_copy() {
+	local dest=$KBRANCH_CI_SCRATCH/repo.$BATS_TEST_NUMBER.$RANDOM
+	mkdir -p "$dest"
+	cp -a "$REPO/branch-scripts" "$REPO/base" "$REPO/patches" "$REPO/series.txt" "$dest/"
+	[ ! -d "$REPO/bisect-tests" ] || cp -a "$REPO/bisect-tests" "$dest/"
+	printf '%s\n' "$dest"
+}
+
+# Fails unless the command fails with exactly one line on stderr.
+must_fail_with_one_line() {
+	run --separate-stderr "$@"
+	[ "$status" -ne 0 ] || { echo "succeeded: $*"; return 1; }
+	[ "$(printf '%s\n' "$stderr" | grep -c .)" -eq 1 ] || {
+		echo "expected one line of error, got:"; printf '%s\n' "$stderr"; return 1; }
+}
+
+ensure_applied() {
+	[ -d "$KTREE/.git" ] || "$KBRANCH" import >&3 2>&1
+	ktree rev-parse -q --verify refs/heads/ext4-rename >/dev/null || "$KBRANCH" apply >&3 2>&1
+}
