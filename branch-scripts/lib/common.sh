@@ -16,7 +16,7 @@ die() {
 
 # One progress line per step, with the seconds since the command started.
 step() {
-	printf '[%4ss] %s\n' "$((SECONDS - KBRANCH_START))" "$*"
+	printf '[%4ss] %s\n' "$((SECONDS - KBRANCH_START))" "$*" >&2
 }
 
 # Run a command with its output going to a log file; on failure, name the log.
