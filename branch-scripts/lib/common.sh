@@ -54,3 +54,9 @@ take_lock() {
 	fi
 	printf '%s\n' "$$" >"$KBRANCH_WORK/lock"
 }
+
+# Commands that check out other commits put HEAD back however they end.
+restore_head_on_exit() {
+	KBRANCH_ORIG=$(kgit symbolic-ref -q --short HEAD || kgit rev-parse HEAD)
+	trap 'kgit checkout -q -f "$KBRANCH_ORIG"' EXIT
+}

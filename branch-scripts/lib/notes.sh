@@ -1,0 +1,43 @@
+# shellcheck shell=bash
+# Verdicts travel with the commits as git notes under refs/notes/kbranch,
+# one line per run, keyed by the commit's tree, the variant and the version
+# of the tests, so a result stays valid for a rebased commit with the same
+# tree and becomes stale when the tests change.
+
+KBRANCH_NOTES=refs/notes/kbranch
+
+# The version of the tests: a hash of everything under bisect-tests/.
+tests_version() {
+	(cd "$KBRANCH_REPO" && find bisect-tests -type f -print0 | sort -z | xargs -0 sha256sum) |
+		sha256sum | cut -c1-12
+}
+
+note_record() {
+	local commit=$1 variant=$2 verdict=$3 result=$4 tree
+	tree=$(kgit rev-parse "$commit^{tree}")
+	kgit notes --ref="$KBRANCH_NOTES" append -m \
+		"kbranch-verify tree=$tree variant=$variant tests=$(tests_version) verdict=$verdict $result date=$(date -u +%FT%TZ)" \
+		"$commit"
+}
+
+# Every recorded line, from the notes of every commit.
+note_lines() {
+	local blob object
+	kgit notes --ref="$KBRANCH_NOTES" list 2>/dev/null | while read -r blob object; do
+		kgit cat-file blob "$blob" | sed "s/^/$object /"
+	done
+}
+
+# Has this tree already passed this variant with these tests?
+note_passed() {
+	local commit=$1 variant=$2 tree
+	tree=$(kgit rev-parse "$commit^{tree}")
+	note_lines | grep -q " tree=$tree variant=$variant tests=$(tests_version) verdict=good "
+}
+
+# The newest recorded verdict of one commit and variant, any tests version.
+note_latest() {
+	local commit=$1 variant=$2
+	kgit notes --ref="$KBRANCH_NOTES" show "$commit" 2>/dev/null |
+		grep " variant=$variant " | tail -n 1
+}
