@@ -43,6 +43,6 @@ must_fail_with_one_line() {
 }
 
 ensure_applied() {
-	[ -d "$KTREE/.git" ] || "$KBRANCH" import >&3 2>&1
-	ktree rev-parse -q --verify refs/heads/ext4-rename >/dev/null || "$KBRANCH" apply >&3 2>&1
+	[ -d "$KTREE/.git" ] || "$KBRANCH" import 2>&1 | sed "s/^/# /" >&3
+	ktree rev-parse -q --verify refs/heads/ext4-rename >/dev/null || "$KBRANCH" apply 2>&1 | sed "s/^/# /" >&3
 }

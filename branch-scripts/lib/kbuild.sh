@@ -1,16 +1,20 @@
 # shellcheck shell=bash
-# Builds for kbranch check, reusing bisect-tests' config pipeline (fragments,
-# merge_config.sh, declared expectations) so that a commit is configured the
-# same way whoever builds it.  Runs in a subshell: the stages set globals.
+# Configuring and building outside bisect-tests/run (kbranch check,
+# preflight, the carried configs), reusing bisect-tests' own config pipeline
+# (fragments, merge_config.sh, declared expectations) so that a commit is
+# configured the same way whoever builds it.
 
-# Configure the checked-out commit of $KTREE like the builtin variant, in a
-# build dir of its own under $KBRANCH_WORK/check.
-kbuild_configure() (
+# Configure the checked-out commit of $KTREE like the builtin variant, in
+# work dir $1 (build dir $1/build/builtin).
+bt_configure_builtin() {
+	KBRANCH_WORK=$1 bt_configure_builtin_here
+}
+
+# In a subshell: the bisect-tests stages set globals of their own.
+bt_configure_builtin_here() (
 	cd "$KTREE" || exit 128
 	KTREE_DIR=$KTREE
-	# shellcheck disable=SC2030 # meant: only this subshell builds under check/
-	KBRANCH_WORK=$KBRANCH_WORK/check
-	# shellcheck source=bisect-tests/lib/common.sh
+	# shellcheck source=/dev/null # bisect-tests/lib/common.sh: its KBRANCH_WORK default is for its own subshell
 	. "$KBRANCH_REPO/bisect-tests/lib/common.sh"
 	# shellcheck source=bisect-tests/lib/expect.sh
 	. "$KBRANCH_REPO/bisect-tests/lib/expect.sh"
@@ -24,14 +28,22 @@ kbuild_configure() (
 	config_generate builtin && config_check builtin
 )
 
-kbuild_dir() {
-	# shellcheck disable=SC2031 # the parent's KBRANCH_WORK is the one wanted
-	printf '%s/check/build/builtin\n' "$KBRANCH_WORK"
+# kbranch check and preflight build in the builtin variant's build dir:
+# W=1 and C=2 only recompile the directories they are given, so sharing it
+# saves a cold build, and ccache keeps the switches back cheap.
+kbuild_configure() {
+	bt_configure_builtin "$KBRANCH_WORK"
 }
 
-# make in the check build dir; CC honours the environment like bisect-tests.
+kbuild_dir() {
+	printf '%s/build/builtin\n' "$KBRANCH_WORK"
+}
+
+# make in that build dir, under bisect-tests' build lock; CC honours the
+# environment like bisect-tests.
 kbuild_make() {
 	local cc=${CC:-gcc}
 	[ -n "${CC:-}" ] || ! command -v ccache >/dev/null || cc="ccache gcc"
-	make -C "$KTREE" O="$(kbuild_dir)" CC="$cc" HOSTCC="${HOSTCC:-gcc}" -j"$(nproc)" "$@"
+	flock "$KBRANCH_WORK/build/lock" \
+		make -C "$KTREE" O="$(kbuild_dir)" CC="$cc" HOSTCC="${HOSTCC:-gcc}" -j"$(nproc)" "$@"
 }

@@ -1,0 +1,502 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ext4-checks: /init of a bisect-tests guest.
+ *
+ * Mounts proc, sysfs and devtmpfs, reads the declared expectations from
+ * /expect, runs the checks below with the kselftest harness (KTAP on the
+ * console) in a child, then reboots.  As PID 1 it never returns.
+ *
+ * Disks: /dev/vda is an ext4 image with the test_fs flag, /dev/vdb one
+ * without.  The files and xattrs left on /dev/vda are read back by the
+ * host, so their names and contents are part of the contract with it.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/klog.h>
+#include <sys/mount.h>
+#include <sys/reboot.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <sys/xattr.h>
+
+#include "kselftest_harness.h"
+
+#define FLAGGED_DEV	"/dev/vda"
+#define PLAIN_DEV	"/dev/vdb"
+#define MNT		"/mnt"
+#define PATTERN_LINES	2000
+#define DENIED_UID	1000
+
+/* syslog(2) actions; glibc's <sys/klog.h> does not name them. */
+#define SYSLOG_ACTION_READ_ALL		3
+#define SYSLOG_ACTION_CONSOLE_LEVEL	8
+#define SYSLOG_ACTION_SIZE_BUFFER	10
+
+/* Raw system.posix_acl_access format, include/uapi/linux/posix_acl_xattr.h */
+#define ACL_XATTR_VERSION	0x0002
+#define ACL_TAG_USER_OBJ	0x01
+#define ACL_TAG_USER		0x02
+#define ACL_TAG_GROUP_OBJ	0x04
+#define ACL_TAG_MASK		0x10
+#define ACL_TAG_OTHER		0x20
+#define ACL_NO_ID		0xffffffffu
+
+struct expect {
+	char fstype[16];	/* main filesystem type */
+	char other[16];		/* the type of the other name */
+	char module[16];	/* module that mount must load, or "none" */
+	char testfs[16];	/* all, compat or none */
+	int compat;		/* ext4dev registered as compat type */
+	int acl;
+	int security;
+};
+
+static struct expect ex;
+
+static void set_field(const char *key, const char *val)
+{
+	if (!strcmp(key, "fstype"))
+		snprintf(ex.fstype, sizeof(ex.fstype), "%s", val);
+	else if (!strcmp(key, "module"))
+		snprintf(ex.module, sizeof(ex.module), "%s", val);
+	else if (!strcmp(key, "testfs"))
+		snprintf(ex.testfs, sizeof(ex.testfs), "%s", val);
+	else if (!strcmp(key, "compat"))
+		ex.compat = atoi(val);
+	else if (!strcmp(key, "acl"))
+		ex.acl = atoi(val);
+	else if (!strcmp(key, "security"))
+		ex.security = atoi(val);
+}
+
+static int load_expect(const char *path)
+{
+	char line[128], *eq;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		eq = strchr(line, '=');
+		if (!eq)
+			continue;
+		*eq = '\0';
+		set_field(line, eq + 1);
+	}
+	fclose(f);
+	strcpy(ex.other, strcmp(ex.fstype, "ext4") ? "ext4" : "ext4dev");
+	return ex.fstype[0] && ex.testfs[0] && ex.module[0] ? 0 : -1;
+}
+
+/* Whole-word match of @word in the text of @path. */
+static int file_has_word(const char *path, const char *word)
+{
+	char line[256], *tok, *save;
+	FILE *f = fopen(path, "r");
+	int found = 0;
+
+	if (!f)
+		return -1;
+	while (!found && fgets(line, sizeof(line), f))
+		for (tok = strtok_r(line, " \t\n", &save); tok && !found;
+		     tok = strtok_r(NULL, " \t\n", &save))
+			found = !strcmp(tok, word);
+	fclose(f);
+	return found;
+}
+
+static int fs_registered(const char *type)
+{
+	return file_has_word("/proc/filesystems", type);
+}
+
+static int mount_dev(const char *dev, const char *type)
+{
+	return mount(dev, MNT, type, 0, NULL);
+}
+
+static char *kernel_log(void)
+{
+	int size = klogctl(SYSLOG_ACTION_SIZE_BUFFER, NULL, 0);
+	char *buf;
+	int len;
+
+	if (size <= 0)
+		return NULL;
+	buf = calloc(1, size + 1);
+	if (!buf)
+		return NULL;
+	len = klogctl(SYSLOG_ACTION_READ_ALL, buf, size);
+	if (len < 0) {
+		free(buf);
+		return NULL;
+	}
+	buf[len] = '\0';
+	return buf;
+}
+
+/* Whether one line of @log contains both @a and @b, case-insensitively. */
+static int log_has_line_with(const char *log, const char *a, const char *b)
+{
+	const char *line, *end;
+	char buf[512];
+	size_t len;
+
+	for (line = log; *line; line = *end ? end + 1 : end) {
+		end = strchrnul(line, '\n');
+		len = end - line;
+		if (len >= sizeof(buf))
+			len = sizeof(buf) - 1;
+		memcpy(buf, line, len);
+		buf[len] = '\0';
+		if (strcasestr(buf, a) && strcasestr(buf, b))
+			return 1;
+	}
+	return 0;
+}
+
+static int write_all(int fd, const char *buf, size_t len)
+{
+	ssize_t n;
+
+	while (len) {
+		n = write(fd, buf, len);
+		if (n < 0)
+			return -1;
+		buf += n;
+		len -= n;
+	}
+	return 0;
+}
+
+static int write_file(const char *path, const char *text, mode_t mode)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, mode);
+	int ret;
+
+	if (fd < 0)
+		return -1;
+	ret = write_all(fd, text, strlen(text));
+	if (!ret)
+		ret = fsync(fd);
+	if (close(fd))
+		ret = -1;
+	return ret;
+}
+
+/* The host regenerates this pattern with the same format. */
+static int pattern_line(char *buf, size_t size, int i)
+{
+	return snprintf(buf, size, "ext4-checks pattern line %05d\n", i);
+}
+
+/* Open @path as DENIED_UID in a child; returns 0 or the errno of open(). */
+static int open_as_denied_user(const char *path)
+{
+	int status, fd;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		if (setgroups(0, NULL) || setgid(DENIED_UID) ||
+		    setuid(DENIED_UID))
+			_exit(255);
+		fd = open(path, O_RDONLY);
+		_exit(fd < 0 ? errno : 0);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+static void put_acl_entry(unsigned char *p, int tag, int perm, uint32_t id)
+{
+	p[0] = tag;
+	p[1] = 0;
+	p[2] = perm;
+	p[3] = 0;
+	p[4] = id & 0xff;
+	p[5] = (id >> 8) & 0xff;
+	p[6] = (id >> 16) & 0xff;
+	p[7] = (id >> 24) & 0xff;
+}
+
+/* rw for the owner, nothing for DENIED_UID, read for the rest. */
+static size_t deny_acl(unsigned char *buf)
+{
+	buf[0] = ACL_XATTR_VERSION;
+	buf[1] = 0;
+	buf[2] = 0;
+	buf[3] = 0;
+	put_acl_entry(buf + 4, ACL_TAG_USER_OBJ, 6, ACL_NO_ID);
+	put_acl_entry(buf + 12, ACL_TAG_USER, 0, DENIED_UID);
+	put_acl_entry(buf + 20, ACL_TAG_GROUP_OBJ, 4, ACL_NO_ID);
+	put_acl_entry(buf + 28, ACL_TAG_MASK, 4, ACL_NO_ID);
+	put_acl_entry(buf + 36, ACL_TAG_OTHER, 4, ACL_NO_ID);
+	return 44;
+}
+
+/* Runs first: nothing has mounted ext4 yet, so the module is not loaded. */
+TEST(mounting_the_fs_type_loads_its_module_by_alias)
+{
+	if (!strcmp(ex.module, "none"))
+		SKIP(return, "ext4 is built in");
+	ASSERT_EQ(0, fs_registered(ex.fstype));
+	ASSERT_EQ(0, mount_dev(FLAGGED_DEV, ex.fstype)) {
+		TH_LOG("mount -t %s: %s", ex.fstype, strerror(errno));
+	}
+	ASSERT_EQ(0, umount(MNT));
+	EXPECT_EQ(1, fs_registered(ex.fstype));
+	EXPECT_EQ(1, file_has_word("/proc/modules", ex.module));
+}
+
+TEST(registered_fs_types_match_the_declaration)
+{
+	EXPECT_EQ(1, fs_registered(ex.fstype)) {
+		TH_LOG("%s missing from /proc/filesystems", ex.fstype);
+	}
+	if (ex.compat) {
+		EXPECT_EQ(1, fs_registered("ext4dev")) {
+			TH_LOG("compat type ext4dev missing");
+		}
+	} else {
+		EXPECT_EQ(0, fs_registered(ex.other)) {
+			TH_LOG("stray type %s registered", ex.other);
+		}
+	}
+}
+
+TEST(the_test_fs_flagged_image_mounts)
+{
+	ASSERT_EQ(0, mount_dev(FLAGGED_DEV, ex.fstype)) {
+		TH_LOG("mount -t %s: %s", ex.fstype, strerror(errno));
+	}
+	ASSERT_EQ(0, umount(MNT));
+}
+
+TEST(the_unflagged_image_mounts_unless_test_fs_is_required)
+{
+	int ret = mount_dev(PLAIN_DEV, ex.fstype);
+
+	if (!strcmp(ex.testfs, "all")) {
+		ASSERT_NE(0, ret) {
+			umount(MNT);
+			TH_LOG("testfs=all but the unflagged image mounted");
+		}
+		return;
+	}
+	ASSERT_EQ(0, ret) {
+		TH_LOG("mount -t %s: %s", ex.fstype, strerror(errno));
+	}
+	ASSERT_EQ(0, umount(MNT));
+}
+
+TEST(the_compat_type_mounts_the_flagged_image_and_warns)
+{
+	char *log;
+	int ret;
+
+	if (!ex.compat)
+		SKIP(return, "no compat type declared or configured");
+	ASSERT_EQ(0, mount_dev(FLAGGED_DEV, "ext4dev")) {
+		TH_LOG("mount -t ext4dev: %s", strerror(errno));
+	}
+	ASSERT_EQ(0, umount(MNT));
+	log = kernel_log();
+	ASSERT_NE(NULL, log);
+	EXPECT_EQ(1, log_has_line_with(log, "ext4dev", "deprecat")) {
+		TH_LOG("no ext4dev deprecation line in the kernel log");
+	}
+	free(log);
+	ret = mount_dev(PLAIN_DEV, "ext4dev");
+	if (!ret)
+		umount(MNT);
+	EXPECT_EQ(!strcmp(ex.testfs, "none"), ret == 0);
+}
+
+FIXTURE(flagged_image) {
+	int mounted;
+};
+
+FIXTURE_SETUP(flagged_image)
+{
+	ASSERT_EQ(0, mount_dev(FLAGGED_DEV, ex.fstype)) {
+		TH_LOG("mount -t %s: %s", ex.fstype, strerror(errno));
+	}
+	self->mounted = 1;
+}
+
+FIXTURE_TEARDOWN(flagged_image)
+{
+	if (self->mounted)
+		EXPECT_EQ(0, umount(MNT));
+}
+
+TEST_F(flagged_image, a_pattern_survives_fsync_and_remount)
+{
+	char line[64], back[64];
+	int i, len, fd;
+	FILE *f;
+
+	fd = open(MNT "/pattern", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	ASSERT_LE(0, fd);
+	for (i = 0; i < PATTERN_LINES; i++) {
+		len = pattern_line(line, sizeof(line), i);
+		ASSERT_EQ(0, write_all(fd, line, len));
+	}
+	ASSERT_EQ(0, fsync(fd));
+	ASSERT_EQ(0, close(fd));
+	ASSERT_EQ(0, umount(MNT));
+	self->mounted = 0;
+	ASSERT_EQ(0, mount_dev(FLAGGED_DEV, ex.fstype));
+	self->mounted = 1;
+	f = fopen(MNT "/pattern", "r");
+	ASSERT_NE(NULL, f);
+	for (i = 0; i < PATTERN_LINES; i++) {
+		pattern_line(line, sizeof(line), i);
+		ASSERT_NE(NULL, fgets(back, sizeof(back), f));
+		ASSERT_STREQ(line, back);
+	}
+	EXPECT_EQ(NULL, fgets(back, sizeof(back), f));
+	fclose(f);
+}
+
+static void check_xattr(struct __test_metadata *_metadata, const char *name,
+			const char *value, int supported)
+{
+	char back[64] = "";
+	ssize_t len;
+	int ret;
+
+	ret = setxattr(MNT "/xattrs", name, value, strlen(value), 0);
+	if (!supported) {
+		EXPECT_EQ(-1, ret);
+		EXPECT_EQ(EOPNOTSUPP, errno);
+		return;
+	}
+	ASSERT_EQ(0, ret) {
+		TH_LOG("setxattr %s: %s", name, strerror(errno));
+	}
+	len = getxattr(MNT "/xattrs", name, back, sizeof(back) - 1);
+	ASSERT_EQ((ssize_t)strlen(value), len);
+	EXPECT_STREQ(value, back);
+}
+
+TEST_F(flagged_image, user_trusted_and_security_xattrs_read_back)
+{
+	ASSERT_EQ(0, write_file(MNT "/xattrs", "xattrs\n", 0644));
+	check_xattr(_metadata, "user.kbranch", "user value", 1);
+	check_xattr(_metadata, "trusted.kbranch", "trusted value", 1);
+	check_xattr(_metadata, "security.kbranch", "security value",
+		    ex.security);
+}
+
+TEST_F(flagged_image, a_posix_acl_denies_the_named_user)
+{
+	unsigned char acl[64];
+	size_t len = deny_acl(acl);
+	int ret;
+
+	ASSERT_EQ(0, write_file(MNT "/acl", "acl\n", 0644));
+	ASSERT_EQ(0, chmod(MNT "/acl", 0644));
+	ret = setxattr(MNT "/acl", "system.posix_acl_access", acl, len, 0);
+	if (!ex.acl) {
+		EXPECT_EQ(-1, ret);
+		EXPECT_EQ(EOPNOTSUPP, errno);
+		EXPECT_EQ(0, open_as_denied_user(MNT "/acl"));
+		return;
+	}
+	ASSERT_EQ(0, ret) {
+		TH_LOG("setxattr system.posix_acl_access: %s", strerror(errno));
+	}
+	EXPECT_EQ(EACCES, open_as_denied_user(MNT "/acl"));
+}
+
+/* Defined last so that it runs last and sees every other test's messages. */
+FIXTURE(end_of_run) {
+	int unused;
+};
+
+FIXTURE_SETUP(end_of_run)
+{
+}
+
+FIXTURE_TEARDOWN(end_of_run)
+{
+}
+
+TEST_F(end_of_run, the_kernel_log_has_no_oops_bug_warning_or_call_trace)
+{
+	static const char * const bad[] = {
+		"Oops", "BUG:", "WARNING:", "Call Trace",
+	};
+	char *log = kernel_log();
+	const char *word;
+	size_t i;
+
+	ASSERT_NE(NULL, log);
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		word = bad[i];
+		EXPECT_EQ(NULL, strstr(log, word)) {
+			TH_LOG("kernel log contains \"%s\"", word);
+		}
+	}
+	free(log);
+}
+
+static void mount_early(void)
+{
+	mkdir("/proc", 0755);
+	mkdir("/sys", 0755);
+	mkdir("/dev", 0755);
+	mkdir(MNT, 0755);
+	if (mount("proc", "/proc", "proc", 0, NULL) ||
+	    mount("sysfs", "/sys", "sysfs", 0, NULL) ||
+	    mount("devtmpfs", "/dev", "devtmpfs", 0, NULL))
+		printf("# ext4-checks: early mount failed: %s\n",
+		       strerror(errno));
+}
+
+static int run_checks(int argc, char **argv)
+{
+	int status = 0;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (!pid)
+		_exit(test_harness_run(argc, argv));
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+int main(int argc, char **argv)
+{
+	int status = -1;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	mount_early();
+	/* Keep the kernel's info lines from interleaving with our KTAP. */
+	klogctl(SYSLOG_ACTION_CONSOLE_LEVEL, NULL, 5);
+	printf("# ext4-checks: begin\n");
+	if (load_expect("/expect"))
+		printf("# ext4-checks: /expect missing or incomplete\n");
+	else
+		status = run_checks(argc, argv);
+	printf("# ext4-checks: end status=%d\n", status);
+	sync();
+	reboot(RB_AUTOBOOT);
+	for (;;)
+		pause();
+}

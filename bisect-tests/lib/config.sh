@@ -1,0 +1,98 @@
+# shellcheck shell=bash
+# tinyconfig + base.config + <variant>.config, merged with the tree's own
+# merge_config.sh, then checked: never test a kernel quietly without ext4.
+
+# Under kconfig=EXT4DEV the fragments' modern names become the ext4dev ones.
+config_fragment() {
+	local fragment=$1
+	if [ "$(expect kconfig)" = EXT4DEV ]; then
+		sed -E 's/CONFIG_EXT4_FS(_POSIX_ACL|_SECURITY)?([= ]|$)/CONFIG_EXT4DEV_FS\1\2/' "$fragment"
+	else
+		cat "$fragment"
+	fi
+}
+
+# The oldconfig variant is a tester's own .config (KBRANCH_OLDCONFIG, made
+# at an earlier commit) taken through "make olddefconfig", nothing else.
+config_generate_old() {
+	local bdir rdir scratch
+	bdir=$(build_dir oldconfig)
+	rdir=$(run_dir oldconfig)
+	scratch=$bdir/bisect-tests.config
+	[ -f "${KBRANCH_OLDCONFIG:-}" ] || die_setup "the oldconfig variant needs KBRANCH_OLDCONFIG, a .config to carry"
+	mkdir -p "$bdir"
+	cp "$KBRANCH_OLDCONFIG" "$scratch"
+	logged "$rdir/config.log" kmake oldconfig KCONFIG_CONFIG="$scratch" olddefconfig || return 1
+	cmp -s "$scratch" "$bdir/.config" || cp "$scratch" "$bdir/.config"
+}
+
+# Generate the config in a scratch file; touch .config only when it changed,
+# so an identical config never costs a rebuild.
+config_generate() {
+	local variant=$1 bdir rdir scratch log
+	[ "$variant" != oldconfig ] || { config_generate_old; return; }
+	bdir=$(build_dir "$variant")
+	rdir=$(run_dir "$variant")
+	scratch=$bdir/bisect-tests.config
+	log=$rdir/config.log
+	mkdir -p "$bdir"
+	config_fragment "$BT_DIR/configs/base.config" >"$rdir/base.config"
+	config_fragment "$BT_DIR/configs/$variant.config" >"$rdir/$variant.config"
+	logged "$log" kmake "$variant" KCONFIG_CONFIG="$scratch" tinyconfig || return 1
+	logged "$log" env KCONFIG_CONFIG="$scratch" "$KTREE_DIR/scripts/kconfig/merge_config.sh" \
+		-m "$scratch" "$rdir/base.config" "$rdir/$variant.config" || return 1
+	logged "$log" kmake "$variant" KCONFIG_CONFIG="$scratch" olddefconfig || return 1
+	cmp -s "$scratch" "$bdir/.config" || cp "$scratch" "$bdir/.config"
+}
+
+config_value() {
+	local symbol=$1 config=$2 line
+	line=$(grep -E "^(# )?${symbol}[= ]" "$config" || true)
+	case $line in
+	"$symbol="*) printf '%s\n' "${line#*=}" ;;
+	*) printf 'n\n' ;;
+	esac
+}
+
+# What the variant intends for ext4, ACL and security labels, checked under
+# the names this commit's build tests (uses=): a config that keeps the new
+# names but drops what the code tests is caught here, before the build.
+config_check_used() {
+	local variant=$1 config intent what want have symbol bad=0
+	config=$(build_dir "$variant")/.config
+	intent=$BT_DIR/configs/$variant.config
+	for what in fs:CONFIG_EXT4_FS acl:CONFIG_EXT4_FS_POSIX_ACL sec:CONFIG_EXT4_FS_SECURITY; do
+		want=$(config_value "${what#*:}" "$intent")
+		symbol=$(used_symbol "${what%%:*}")
+		have=$(config_value "$symbol" "$config")
+		if [ "$have" != "$want" ]; then
+			say "config check failed: $symbol=$have in $config, what this commit builds from; variant $variant needs $want"
+			bad=1
+		fi
+	done
+	return "$bad"
+}
+
+# Every ext4 option the variant's fragment sets must have that value.
+config_check() {
+	local variant=$1 config want have symbol line bad=0
+	config_check_used "$variant" || bad=1
+	[ "$variant" != oldconfig ] || return "$bad"
+	config=$(build_dir "$variant")/.config
+	while IFS= read -r line; do
+		case $line in
+		'# CONFIG_EXT4'*' is not set') symbol=${line#\# } symbol=${symbol%% *} want=n ;;
+		CONFIG_EXT4*=*) symbol=${line%%=*} want=${line#*=} ;;
+		*) continue ;;
+		esac
+		if [ "$symbol" = CONFIG_EXT4DEV_COMPAT ] && [ "$(expect compat)" = none ]; then
+			continue
+		fi
+		have=$(config_value "$symbol" "$config")
+		if [ "$have" != "$want" ]; then
+			say "config check failed: $symbol=$have in $config, variant $variant needs $symbol=$want"
+			bad=1
+		fi
+	done <"$(run_dir "$variant")/$variant.config"
+	return "$bad"
+}

@@ -1,0 +1,80 @@
+# shellcheck shell=bash
+# Declared expectations for HEAD: KBRANCH_EXPECT, or the newest subject in
+# HEAD's history that appears in bisect-tests/expectations.
+
+# Print "key=value ..." for the first subject on stdin found in the table.
+expect_lookup() {
+	local table=$1 subject line
+	while IFS= read -r subject; do
+		while IFS= read -r line; do
+			case $line in '#'* | '') continue ;; esac
+			if [ "${line% | *}" = "$subject" ]; then
+				printf '%s\n' "${line##* | }"
+				return 0
+			fi
+		done <"$table"
+	done
+	return 1
+}
+
+# The declared value of one key: expect fstype.
+expect() {
+	local var=EXPECT_$1
+	printf '%s\n' "${!var}"
+}
+
+# Sets EXPECT_<key> for every declared key; dies (128) without a declaration.
+expect_load() {
+	local decl pair key
+	decl=${KBRANCH_EXPECT:-}
+	if [ -z "$decl" ]; then
+		decl=$(git log --format=%s -n 500 HEAD | expect_lookup "$BT_DIR/expectations") ||
+			die_setup "no expectations for HEAD: no subject in the last 500 commits is in $BT_DIR/expectations (set KBRANCH_EXPECT to override)"
+	fi
+	for key in kconfig module fstype compat testfs uses; do
+		printf -v "EXPECT_$key" '%s' ''
+	done
+	for pair in $decl; do
+		key=${pair%%=*}
+		case $key in
+		kconfig | module | fstype | compat | testfs | uses) printf -v "EXPECT_$key" '%s' "${pair#*=}" ;;
+		*) die_setup "unknown expectation key '$key' in: $decl" ;;
+		esac
+	done
+	# Without a uses= declaration the build tests the kconfig= names.
+	[ -n "$EXPECT_uses" ] || EXPECT_uses="$(expect kconfig),$(expect kconfig),$(expect kconfig)"
+	expect_validate "$decl"
+}
+
+expect_validate() {
+	expect_one_of "$1" kconfig EXT4DEV EXT4
+	expect_one_of "$1" module ext4dev ext4
+	expect_one_of "$1" fstype ext4dev ext4
+	expect_one_of "$1" compat none ext4dev
+	expect_one_of "$1" testfs all compat none
+	[[ "$EXPECT_uses" =~ ^(EXT4DEV|EXT4),(EXT4DEV|EXT4),(EXT4DEV|EXT4)$ ]] ||
+		die_setup "expectation uses='$EXPECT_uses' is not FS,ACL,SEC of EXT4DEV|EXT4 (in: $1)"
+}
+
+# The Kconfig symbol that this commit's build tests for ext4 (fs), its
+# ACL (acl) or its security labels (sec): declared by uses=.
+used_symbol() {
+	local prefixes
+	IFS=, read -r -a prefixes <<<"$EXPECT_uses"
+	case $1 in
+	fs) printf 'CONFIG_%s_FS\n' "${prefixes[0]}" ;;
+	acl) printf 'CONFIG_%s_FS_POSIX_ACL\n' "${prefixes[1]}" ;;
+	sec) printf 'CONFIG_%s_FS_SECURITY\n' "${prefixes[2]}" ;;
+	esac
+}
+
+expect_one_of() {
+	local decl=$1 key=$2 var value allowed
+	shift 2
+	var=EXPECT_$key
+	value=${!var}
+	for allowed in "$@"; do
+		[ "$value" = "$allowed" ] && return 0
+	done
+	die_setup "expectation $key='$value' is not one of: $* (in: $decl)"
+}

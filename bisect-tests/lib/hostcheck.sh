@@ -1,0 +1,75 @@
+# shellcheck shell=bash
+# After QEMU exits: the images are clean, and the host's e2fsprogs read back
+# what the guest left on the flagged image, byte for byte.
+
+# The same lines as pattern_line() in guest/ext4-checks.c.
+hostcheck_pattern() {
+	local i
+	for ((i = 0; i < 2000; i++)); do
+		printf 'ext4-checks pattern line %05d\n' "$i"
+	done
+}
+
+# The raw ACL deny_acl() in guest/ext4-checks.c sets.
+hostcheck_acl() {
+	printf '\x02\x00\x00\x00'
+	printf '\x01\x00\x06\x00\xff\xff\xff\xff'
+	printf '\x02\x00\x00\x00\xe8\x03\x00\x00'
+	printf '\x04\x00\x04\x00\xff\xff\xff\xff'
+	printf '\x10\x00\x04\x00\xff\xff\xff\xff'
+	printf '\x20\x00\x04\x00\xff\xff\xff\xff'
+}
+
+# Hex of a raw ACL with the id of unnamed entries cleared: e2fsprogs reads
+# those back as 0 where the kernel wrote ACL_UNDEFINED_ID.
+hostcheck_acl_hex() {
+	od -An -v -tx1 | tr -s ' \n' '\n' | grep . |
+		awk '{ b[NR] = $1 } END {
+			for (i = 5; i + 7 <= NR; i += 8)
+				if (b[i] != "02" && b[i] != "08")
+					b[i + 4] = b[i + 5] = b[i + 6] = b[i + 7] = "00"
+			for (i = 1; i <= NR; i++) printf "%s ", b[i]
+			print ""
+		}'
+}
+
+hostcheck_fsck() {
+	local img=$1 log=$2
+	logged "$log" e2fsck -fn "$img" || { say "e2fsck -fn $img is not clean, see $log"; return 1; }
+}
+
+hostcheck_same() {
+	local what=$1 expected=$2 actual=$3
+	cmp -s "$expected" "$actual" || { say "host read back of $what differs: $actual"; return 1; }
+}
+
+hostcheck_xattr() {
+	local img=$1 dir=$2 name=$3
+	rm -f "$dir/$name"
+	debugfs -R "ea_get -f $dir/$name /xattrs $name" "$img" >>"$dir/debugfs.log" 2>&1
+	hostcheck_same "/xattrs $name" <(printf '%s value' "${name%%.*}") "$dir/$name"
+}
+
+hostcheck_run() {
+	local variant=$1 rdir dir img bad=0
+	rdir=$(run_dir "$variant")
+	dir=$rdir/host
+	img=$rdir/flagged.img
+	mkdir -p "$dir"
+	hostcheck_fsck "$img" "$dir/e2fsck.log" || bad=1
+	hostcheck_fsck "$rdir/plain.img" "$dir/e2fsck.log" || bad=1
+	debugfs -R 'cat /pattern' "$img" >"$dir/pattern" 2>>"$dir/debugfs.log"
+	hostcheck_same /pattern <(hostcheck_pattern) "$dir/pattern" || bad=1
+	hostcheck_xattr "$img" "$dir" user.kbranch || bad=1
+	hostcheck_xattr "$img" "$dir" trusted.kbranch || bad=1
+	if grep -qx security=1 "$rdir/expect"; then
+		hostcheck_xattr "$img" "$dir" security.kbranch || bad=1
+	fi
+	if grep -qx acl=1 "$rdir/expect"; then
+		debugfs -R "ea_get -f $dir/acl /acl system.posix_acl_access" "$img" >>"$dir/debugfs.log" 2>&1
+		hostcheck_acl | hostcheck_acl_hex >"$dir/acl.expected.hex"
+		hostcheck_acl_hex <"$dir/acl" >"$dir/acl.hex"
+		hostcheck_same "/acl system.posix_acl_access" "$dir/acl.expected.hex" "$dir/acl.hex" || bad=1
+	fi
+	return "$bad"
+}

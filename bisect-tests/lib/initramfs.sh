@@ -1,0 +1,69 @@
+# shellcheck shell=bash
+# The guest initramfs: /init (guest/ext4-checks.c), /expect, and for the
+# module variant the modules plus busybox as /sbin/modprobe.
+
+initramfs_guest() {
+	local out=$1
+	"$BT_HOSTCC" -static -O2 -Wall -I"$KTREE_DIR/tools/testing/selftests" \
+		-o "$out" "$BT_DIR/guest/ext4-checks.c"
+}
+
+# CONFIG_EXT4_FS or CONFIG_EXT4DEV_FS, as declared.
+config_is_y() {
+	[ "$(config_value "$1" "$2")" = y ]
+}
+
+# What the guest must find: the declaration, the variant and the .config.
+initramfs_expect() {
+	local variant=$1 config symbol module=none compat=0 acl=0 security=0
+	config=$(build_dir "$variant")/.config
+	symbol=$(used_symbol fs)
+	[ "$(config_value "$symbol" "$config")" = m ] && module=$(expect module)
+	if [ "$(expect compat)" = ext4dev ] && config_is_y CONFIG_EXT4DEV_COMPAT "$config"; then
+		compat=1
+	fi
+	config_is_y "$(used_symbol acl)" "$config" && acl=1
+	config_is_y "$(used_symbol sec)" "$config" && security=1
+	printf 'fstype=%s\nmodule=%s\ntestfs=%s\ncompat=%s\nacl=%s\nsecurity=%s\n' \
+		"$(expect fstype)" "$module" "$(expect testfs)" "$compat" "$acl" "$security"
+}
+
+# gen_init_cpio lines for every file and directory under a staging root.
+initramfs_tree_list() {
+	local root=$1 path
+	while IFS= read -r path; do
+		if [ -d "$root/$path" ]; then
+			printf 'dir /%s 0755 0 0\n' "$path"
+		else
+			printf 'file /%s %s 0644 0 0\n' "$path" "$root/$path"
+		fi
+	done < <(cd "$root" && find . -mindepth 1 ! -type l | sed 's|^\./||' | sort)
+}
+
+initramfs_list() {
+	local rdir=$1 modroot=$2
+	printf 'dir /dev 0755 0 0\nnod /dev/console 0600 0 0 c 5 1\n'
+	printf 'dir /proc 0755 0 0\ndir /sys 0755 0 0\ndir /mnt 0755 0 0\n'
+	printf 'file /init %s 0755 0 0\nfile /expect %s 0644 0 0\n' "$rdir/init" "$rdir/expect"
+	[ -n "$modroot" ] || return 0
+	printf 'dir /bin 0755 0 0\ndir /sbin 0755 0 0\n'
+	printf 'file /bin/busybox %s 0755 0 0\n' "$(command -v busybox)"
+	printf 'slink /sbin/modprobe /bin/busybox 0777 0 0\n'
+	initramfs_tree_list "$modroot"
+}
+
+# Assemble $rdir/initramfs.cpio; the module variant installs its modules first.
+initramfs_build() {
+	local variant=$1 rdir modroot='' gen
+	rdir=$(run_dir "$variant")
+	gen=$(build_dir "$variant")/usr/gen_init_cpio
+	[ -x "$gen" ] || logged "$rdir/build.log" kmake "$variant" usr/gen_init_cpio || return 1
+	logged "$rdir/initramfs.log" initramfs_guest "$rdir/init" || return 1
+	initramfs_expect "$variant" >"$rdir/expect"
+	if [ "$variant" = module ]; then
+		modroot=$rdir/modules
+		build_modules_install "$variant" "$modroot" || return 1
+	fi
+	initramfs_list "$rdir" "$modroot" >"$rdir/initramfs.list"
+	"$gen" "$rdir/initramfs.list" >"$rdir/initramfs.cpio" 2>>"$rdir/initramfs.log"
+}

@@ -1,0 +1,40 @@
+# shellcheck shell=bash
+# One boot under QEMU with a timeout; the console goes to console.log.
+
+BT_GUEST_END='# ext4-checks: end status='
+
+qemu_accel() {
+	if [ "${KBRANCH_KVM:-0}" = 1 ]; then
+		printf '%s\n' -accel kvm -cpu host
+	else
+		printf '%s\n' -accel tcg -cpu max
+	fi
+}
+
+qemu_boot() {
+	local variant=$1 rdir accel
+	rdir=$(run_dir "$variant")
+	mapfile -t accel < <(qemu_accel)
+	timeout -k 5 "${KBRANCH_BOOT_TIMEOUT:-120}" qemu-system-x86_64 "${accel[@]}" \
+		-m 256 -nographic -no-reboot -nic none \
+		-kernel "$(build_dir "$variant")/arch/x86/boot/bzImage" \
+		-initrd "$rdir/initramfs.cpio" \
+		-append 'console=ttyS0 panic=-1 rdinit=/init' \
+		-drive "file=$rdir/flagged.img,if=virtio,format=raw" \
+		-drive "file=$rdir/plain.img,if=virtio,format=raw" \
+		</dev/null >"$rdir/console.log" 2>&1
+}
+
+# Why a boot did not reach the end of the guest checks, or nothing if it did.
+qemu_failure() {
+	local rc=$1 console=$2
+	if grep -qF "$BT_GUEST_END" "$console"; then
+		return 0
+	elif [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+		printf 'hung: no exit within %ss\n' "${KBRANCH_BOOT_TIMEOUT:-120}"
+	elif grep -q 'Kernel panic' "$console"; then
+		printf 'kernel panic: %s\n' "$(grep -m1 'Kernel panic' "$console" | tr -d '\r')"
+	else
+		printf 'qemu exited (%s) before the guest checks finished\n' "$rc"
+	fi
+}

@@ -1,0 +1,125 @@
+#!/usr/bin/env bats
+# Review and submission: checkpatch / W=1 / sparse per commit, the linux-next
+# pre-flight, the b4 thread, the pull request served by git daemon.
+
+load helpers
+
+setup_file() {
+	ensure_applied
+}
+
+teardown() {
+	ktree checkout -q -f ext4-rename
+}
+
+# A scratch branch: the series plus one commit made by a shell snippet.
+branch_with_commit() {
+	local name=$1 message=$2 edit=$3
+	ktree checkout -q -f -B "$name" ext4-rename
+	(cd "$KTREE" && eval "$edit")
+	ktree -c user.name="CI Tester" -c user.email=ci@localhost commit -q -a -m "$message"
+	ktree checkout -q -f ext4-rename
+}
+
+@test "kbranch check: checkpatch, W=1 and sparse are clean on every commit of the series" {
+	run "$KBRANCH" check 2> >(sed -u 's/^/# /' >&3)
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c '^ok ' <<<"$output")" -eq $(( $(ktree rev-list --count ext4dev-base..ext4-rename) * 3 )) ]
+}
+
+@test "a patch with a checkpatch error is caught" {
+	branch_with_commit bad-style $'ext4: add a badly styled line\n\nSigned-off-by: CI Tester <ci@localhost>' \
+		"printf '\\n/* a comment with trailing whitespace */ \\n' >> fs/ext4/sysfs.c"
+	run "$KBRANCH" check --only checkpatch bad-style
+	echo "$output"
+	[ "$status" -ne 0 ]
+	grep -q '^not ok .* ext4: add a badly styled line \[checkpatch\]' <<<"$output"
+	grep -q 'TRAILING_WHITESPACE' <<<"$output"
+}
+
+@test "a commit that adds a new W=1 warning is caught" {
+	branch_with_commit new-warning $'ext4: add a function without a prototype\n\nSigned-off-by: CI Tester <ci@localhost>' \
+		"printf '\nint ext4_kbranch_no_prototype(void)\n{\n\treturn 0;\n}\n' >> fs/ext4/sysfs.c"
+	run "$KBRANCH" check --only w1 new-warning 2> >(sed -u 's/^/# /' >&3)
+	echo "$output"
+	[ "$status" -ne 0 ]
+	grep -q '^not ok .* ext4: add a function without a prototype \[w1\]' <<<"$output"
+	grep -q 'no previous prototype for .ext4_kbranch_no_prototype' <<<"$output"
+	[ "$(grep -c '^ok ' <<<"$output")" -eq "$(ktree rev-list --count ext4dev-base..ext4-rename)" ]
+}
+
+@test "preflight catches a commit without Signed-off-by" {
+	branch_with_commit no-signoff 'ext4: a commit nobody signed off' \
+		"sed -i 's/deprecated, mount as ext4 instead/deprecated, please mount as ext4/' fs/ext4/super.c"
+	KBRANCH_PREFLIGHT_BUILD=0 run "$KBRANCH" preflight no-signoff
+	echo "$output"
+	[ "$status" -ne 0 ]
+	grep -q 'FAIL [0-9a-f]* ("ext4: a commit nobody signed off"): no Signed-off-by from its author CI Tester <ci@localhost>' <<<"$output"
+}
+
+@test "preflight passes the series, including its build" {
+	run "$KBRANCH" preflight
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
+
+@test "submit writes a b4 thread: a cover letter and one reply per patch, with the base commit" {
+	local out=$KBRANCH_WORK/outgoing n
+	n=$(ktree rev-list --count ext4dev-base..ext4-rename)
+	run "$KBRANCH" submit
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(ls "$out" | wc -l)" -eq $((n + 1)) ]
+	local cover cover_id
+	cover=$(ls "$out"/0000-*)
+	grep -q "^Subject: \[PATCH 0/$n\] ext4: rename ext4dev to ext4" "$cover"
+	grep -q "^base-commit: $(ktree rev-parse ext4dev-base^{commit})\$" "$cover"
+	grep -qi '^To: .*tytso@mit.edu' "$cover" || grep -qi 'tytso@mit.edu' "$cover"
+	cover_id=$(sed -n 's/^Message-Id: //Ip' "$cover")
+	local i
+	for i in $(seq 1 "$n"); do
+		local msg
+		msg=$(ls "$out"/000"$i"-*)
+		grep -q "^Subject: \[PATCH $i/$n\]" "$msg"
+		grep -qx "In-Reply-To: $cover_id" "$msg"
+	done
+	# No cover-letter commit was added to the branch that gets published.
+	[ "$(ktree rev-list --count ext4dev-base..ext4-rename)" -eq "$n" ]
+}
+
+@test "the written thread applied onto ext4dev-base gives the tip's tree" {
+	local wt=$KBRANCH_CI_SCRATCH/am-check
+	ktree worktree add -q --detach "$wt" ext4dev-base
+	run git -C "$wt" -c user.name=ci -c user.email=ci@localhost am -q "$KBRANCH_WORK"/outgoing/000[1-9]-*.eml
+	local tree
+	tree=$(git -C "$wt" rev-parse HEAD^{tree})
+	ktree worktree remove --force "$wt"
+	[ "$status" -eq 0 ]
+	[ "$tree" = "$(ktree rev-parse ext4-rename^{tree})" ]
+}
+
+@test "pull-request publishes a tag that a fresh clone of the packaged import pulls over git://" {
+	local port=$((20000 + RANDOM % 20000)) pub=$KBRANCH_CI_SCRATCH/pub fresh=$KBRANCH_CI_SCRATCH/fresh
+	mkdir -p "$pub"
+	ktree config kbranch.publish-url "$pub/ext4.git"
+	ktree config kbranch.public-url "git://127.0.0.1:$port/ext4.git"
+	git daemon --export-all --base-path="$pub" --listen=127.0.0.1 --port="$port" \
+		--reuseaddr --detach --pid-file="$pub/daemon.pid"
+	KBRANCH_PREFLIGHT_BUILD=0 run "$KBRANCH" pull-request
+	echo "$output"
+	ktree config --unset kbranch.publish-url
+	ktree config --unset kbranch.public-url
+	[ "$status" -eq 0 ]
+	grep -q "git://127.0.0.1:$port/ext4.git tags/ext4-rename-for-next" "$KBRANCH_WORK/pull-request.txt"
+	git clone -q --single-branch --branch import "$KTREE" "$fresh"
+	[ "$(git -C "$fresh" rev-parse HEAD)" = "$(ktree rev-parse "packaged/$VERSION^{commit}")" ]
+	git -C "$fresh" -c user.name=sfr -c user.email=sfr@localhost pull -q --no-edit \
+		"git://127.0.0.1:$port/ext4.git" tags/ext4-rename-for-next
+	git -C "$fresh" fetch -q "git://127.0.0.1:$port/ext4.git" refs/notes/kbranch:refs/notes/kbranch
+	kill "$(cat "$pub/daemon.pid")"
+	[ "$(git -C "$fresh" rev-parse HEAD^{tree})" = "$(ktree rev-parse ext4-rename^{tree})" ]
+	# The verify results travelled with the branch.
+	git -C "$fresh" notes --ref=kbranch show HEAD | grep -q 'kbranch-verify .* verdict=good'
+	rm -rf "$fresh"
+}

@@ -1,0 +1,76 @@
+#!/usr/bin/env bats
+# Testers and compatibility: old configs survive, ext4dev keeps mounting,
+# results travel with the commits.  Reads what 30-verify.bats left behind.
+
+load helpers
+
+@test "a .config made at ext4dev-base keeps ext4, ACL and security labels at every commit" {
+	local tap=$KBRANCH_CI_SCRATCH/verify.tap
+	[ -f "$tap" ]
+	[ "$(grep -c '^ok .*\[oldconfig\] build=ok boot=ok checks=ok' "$tap")" -eq \
+	  $(( $(ktree rev-list --count ext4dev-base..ext4-rename) + 1 )) ]
+	# The carried config, at the tip, still says so under the new names.
+	local carried=$KBRANCH_WORK/carry/oldconfig.config
+	grep -qx 'CONFIG_EXT4_FS=y' "$carried"
+	grep -qx 'CONFIG_EXT4_FS_POSIX_ACL=y' "$carried"
+	grep -qx 'CONFIG_EXT4_FS_SECURITY=y' "$carried"
+	grep -qx 'CONFIG_EXT4DEV_COMPAT=y' "$carried"
+	# ... and it started with the old ones only.
+	grep -qx 'CONFIG_EXT4DEV_FS=y' "$KBRANCH_WORK/carry/seed/build/builtin/.config"
+	run grep -q '^CONFIG_EXT4_FS=' "$KBRANCH_WORK/carry/seed/build/builtin/.config"
+	[ "$status" -eq 1 ]
+}
+
+@test "Debian's config with the base's names keeps ext4=m, ACL and security labels at every commit" {
+	local tap=$KBRANCH_CI_SCRATCH/verify.tap
+	[ "$(grep -c '^ok .*\[debian-config\] olddefconfig keeps ext4=m, ACL, security labels' "$tap")" -eq \
+	  $(( $(ktree rev-list --count ext4dev-base..ext4-rename) + 1 )) ]
+	grep -qx 'CONFIG_EXT4_FS=m' "$KBRANCH_WORK/carry/debian/.config"
+}
+
+@test "the carried-config check fails when a commit drops the old option" {
+	# A Kconfig that no longer knows EXT4DEV_FS: the old config loses ext4.
+	ktree checkout -q -f -B lost-compat ext4-rename
+	sed -i '/^config EXT4DEV_FS$/,/^$/d' "$KTREE/fs/ext4/Kconfig"
+	ktree -c user.name=ci -c user.email=ci@localhost commit -q -a -m 'ext4: drop the EXT4DEV_FS compatibility option'
+	mkdir -p "$KBRANCH_CI_SCRATCH/lost"
+	cp "$KBRANCH_WORK/carry/seed/build/builtin/.config" "$KBRANCH_CI_SCRATCH/lost/.config"
+	make -s -C "$KTREE" O="$KBRANCH_CI_SCRATCH/lost" olddefconfig >/dev/null 2>&1
+	ktree checkout -q -f ext4-rename
+	run grep -qx 'CONFIG_EXT4_FS=y' "$KBRANCH_CI_SCRATCH/lost/.config"
+	[ "$status" -eq 1 ]
+}
+
+@test "after the rename the guest mounts -t ext4dev, which logs its deprecation" {
+	local ktap=$KBRANCH_WORK/runs/builtin/guest.ktap
+	grep -q '^ok [0-9]* global.the_compat_type_mounts_the_flagged_image_and_warns$' "$ktap"
+	grep -qi 'ext4dev.*deprecated' "$KBRANCH_WORK/runs/builtin/console.log"
+	# fs-ext4dev is a module alias of ext4.ko
+	modinfo -F alias "$KBRANCH_WORK/build/module/fs/ext4/ext4.ko" | grep -qx 'fs-ext4dev'
+}
+
+@test "every verdict is a git note keyed by tree, variant and tests version" {
+	local tip tree
+	tip=$(ktree rev-parse ext4-rename)
+	tree=$(ktree rev-parse ext4-rename^{tree})
+	run ktree notes --ref=kbranch show "$tip"
+	[ "$status" -eq 0 ]
+	grep -q "^kbranch-verify tree=$tree variant=builtin tests=[0-9a-f]* verdict=good " <<<"$output"
+}
+
+@test "verify skips what already passed with the same tests, and --rerun runs it again" {
+	run "$KBRANCH" verify --variant minimal
+	[ "$status" -eq 0 ]
+	[ "$(grep -c '^ok .*\[minimal\] passed before with these tests' <<<"$output")" -eq \
+	  $(( $(ktree rev-list --count ext4dev-base..ext4-rename) + 1 )) ]
+	run "$KBRANCH" verify --rerun --variant minimal 2> >(sed -u 's/^/# /' >&3)
+	[ "$status" -eq 0 ]
+	grep -q '^ok .*\[minimal\] build=ok boot=ok checks=ok' <<<"$output"
+}
+
+@test "kbranch results prints the commit x variant table from the notes" {
+	run "$KBRANCH" results
+	echo "$output"
+	[ "$status" -eq 0 ]
+	grep -q "^$(ktree rev-parse --short ext4-rename) ext4: stop requiring .* good *good *good *good" <<<"$output"
+}
