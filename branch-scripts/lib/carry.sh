@@ -39,7 +39,7 @@ carry_debian_step() {
 	log=$dir.log
 	mkdir -p "$dir"
 	[ "$is_base" = 0 ] || debian_config_at_base >"$dir/.config"
-	make -C "$KTREE" O="$dir" olddefconfig >>"$log" 2>&1 || { echo "olddefconfig failed (log: $log)"; return 0; }
+	make -C "$KTREE" O="$dir" ARCH=x86_64 olddefconfig >>"$log" 2>&1 || { echo "olddefconfig failed (log: $log)"; return 0; }
 	read -r fs acl sec < <(used_symbols)
 	[ "$(config_of "$fs" "$dir/.config")" = m ] || echo "$fs=$(config_of "$fs" "$dir/.config"), Debian has ext4=m"
 	[ "$(config_of "$acl" "$dir/.config")" = y ] || echo "$acl=$(config_of "$acl" "$dir/.config"), Debian has ACL=y"

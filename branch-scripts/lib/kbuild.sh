@@ -45,5 +45,5 @@ kbuild_make() {
 	local cc=${CC:-gcc}
 	[ -n "${CC:-}" ] || ! command -v ccache >/dev/null || cc="ccache gcc"
 	flock "$KBRANCH_WORK/build/lock" \
-		make -C "$KTREE" O="$(kbuild_dir)" CC="$cc" HOSTCC="${HOSTCC:-gcc}" -j"$(nproc)" "$@"
+		make -C "$KTREE" O="$(kbuild_dir)" ARCH=x86_64 CC="$cc" HOSTCC="${HOSTCC:-gcc}" -j"$(nproc)" "$@"
 }
