@@ -45,18 +45,61 @@ require_clean_tree() {
 }
 
 # One run per work dir at a time.  flock is released by the kernel when the
-# holder dies, so a killed run never leaves a stale lock behind.
+# holder dies, so a killed run never leaves a stale lock behind.  "kbranch
+# all" holds it for the subcommands it runs (KBRANCH_LOCK_HELD).
 take_lock() {
-	mkdir -p "$KBRANCH_WORK" || die "cannot create work dir $KBRANCH_WORK"
-	exec 9<>"$KBRANCH_WORK/lock" || die "cannot open lock file in $KBRANCH_WORK"
-	if ! flock -n 9; then
-		die "work dir $KBRANCH_WORK is in use by pid $(cat "$KBRANCH_WORK/lock" 2>/dev/null || echo '?')"
+	[ "${KBRANCH_LOCK_HELD:-}" != "$KBRANCH_WORK" ] || return 0
+	mkdir -p "$KBRANCH_WORK" 2>/dev/null || die "cannot create work dir $KBRANCH_WORK"
+	if [ ! -w "$KBRANCH_WORK" ] || ! touch "$KBRANCH_WORK/lock" 2>/dev/null; then
+		die "work dir $KBRANCH_WORK is not writable"
 	fi
-	printf '%s\n' "$$" >"$KBRANCH_WORK/lock"
+	exec 9<"$KBRANCH_WORK/lock"
+	if ! flock -n 9; then
+		die "work dir $KBRANCH_WORK is in use by $(cat "$KBRANCH_WORK/lock" 2>/dev/null || echo 'another process'); try again when it ends"
+	fi
+	printf 'pid %s (kbranch %s)\n' "$$" "${KBRANCH_SUBCOMMAND:-?}" >"$KBRANCH_WORK/lock" 2>/dev/null ||
+		die "cannot write to work dir $KBRANCH_WORK (full or read-only?)"
+	export KBRANCH_LOCK_HELD=$KBRANCH_WORK
+	recover_interrupted
 }
 
-# Commands that check out other commits put HEAD back however they end.
+# A command that moves HEAD records where it was; if that record is still
+# there when the lock is next taken, its run was killed: put HEAD back.
+recover_interrupted() {
+	local state=$KBRANCH_WORK/head.state orig
+	[ -f "$state" ] && [ -d "$KTREE/.git" ] || return 0
+	orig=$(cat "$state")
+	git -C "$KTREE" am --abort >/dev/null 2>&1 || true
+	git -C "$KTREE" checkout -q -f "$orig" >/dev/null 2>&1 ||
+		die "cannot put $KTREE back at $orig after an interrupted run; check it by hand"
+	rm -f "$state"
+	step "recovered from an interrupted run: $KTREE is back at $orig"
+}
+
+# Commands that check out other commits put HEAD back however they end;
+# after a SIGKILL, the next run does (recover_interrupted).
 restore_head_on_exit() {
 	KBRANCH_ORIG=$(kgit symbolic-ref -q --short HEAD || kgit rev-parse HEAD)
-	trap 'kgit checkout -q -f "$KBRANCH_ORIG"' EXIT
+	printf '%s\n' "$KBRANCH_ORIG" >"$KBRANCH_WORK/head.state"
+	trap 'restore_head_now' EXIT
+	trap 'exit 130' INT TERM
+}
+
+restore_head_now() {
+	kgit am --abort >/dev/null 2>&1 || true
+	kgit checkout -q -f "$KBRANCH_ORIG" && rm -f "$KBRANCH_WORK/head.state"
+}
+
+# Run a command whose own error output would be many lines (tar, git on a
+# full disk); on failure, die with "<what>: <its first error line>".
+quietly() {
+	local what=$1 err first
+	shift
+	err=$(mktemp)
+	if ! "$@" >/dev/null 2>"$err"; then
+		first=$(grep -m1 . "$err" || true)
+		rm -f "$err"
+		die "$what: ${first:-failed}"
+	fi
+	rm -f "$err"
 }

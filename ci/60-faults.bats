@@ -1,0 +1,157 @@
+#!/usr/bin/env bats
+# Faults and bad input: interrupted runs recover by themselves, one run per
+# work dir, and bad input is a one-line error that touches nothing.
+
+load helpers
+
+setup_file() {
+	ensure_applied
+}
+
+teardown() {
+	rm -f "$KTREE/.git/hooks/applypatch-msg"
+	mountpoint -q "$KBRANCH_CI_SCRATCH/small" && umount "$KBRANCH_CI_SCRATCH/small" || true
+	ktree checkout -q -f ext4-rename 2>/dev/null || true
+}
+
+# git am runs this hook for every patch: a slow hook makes an apply slow
+# enough to be interrupted in the middle, deterministically.
+slow_down_git_am() {
+	printf '#!/bin/sh\nsleep 2\n' >"$KTREE/.git/hooks/applypatch-msg"
+	chmod +x "$KTREE/.git/hooks/applypatch-msg"
+}
+
+# Start a command in its own process group; wait until its output says $2.
+start_and_wait_for() {
+	local log=$1 pattern=$2
+	shift 2
+	setsid "$@" >"$log" 2>&1 &
+	BG_PID=$!
+	local i
+	for i in $(seq 1 600); do
+		grep -q "$pattern" "$log" && return 0
+		sleep 0.5
+	done
+	return 1
+}
+
+@test "a second run on the same work dir names the holder and touches nothing" {
+	local before log=$KBRANCH_CI_SCRATCH/holder.log
+	slow_down_git_am
+	before=$(tree_state)
+	start_and_wait_for "$log" 'applying \[1/' "$KBRANCH" apply
+	must_fail_with_one_line "$KBRANCH" apply
+	[[ "$stderr" == *"is in use by pid $BG_PID (kbranch apply)"* ]]
+	wait "$BG_PID"
+	rm -f "$KTREE/.git/hooks/applypatch-msg"
+	[ "$(tree_state)" = "$before" ]
+}
+
+@test "SIGINT during apply puts the tree back at once" {
+	local before log=$KBRANCH_CI_SCRATCH/sigint.log
+	slow_down_git_am
+	before=$(tree_state)
+	start_and_wait_for "$log" 'applying \[2/' "$KBRANCH" apply
+	kill -INT -- "-$BG_PID"
+	run wait "$BG_PID"
+	[ "$status" -ne 0 ]
+	[ "$(tree_state)" = "$before" ]
+	[ ! -d "$KTREE/.git/rebase-apply" ]
+}
+
+@test "SIGKILL during apply: the next run recovers by itself and finishes" {
+	local tip log=$KBRANCH_CI_SCRATCH/sigkill.log
+	tip=$(ktree rev-parse ext4-rename)
+	slow_down_git_am
+	start_and_wait_for "$log" 'applying \[2/' "$KBRANCH" apply
+	kill -KILL -- "-$BG_PID"
+	wait "$BG_PID" || true
+	rm -f "$KTREE/.git/hooks/applypatch-msg"
+	run "$KBRANCH" apply
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"recovered from an interrupted run"* ]]
+	[ "$(ktree rev-parse ext4-rename)" = "$tip" ]
+	[ "$(ktree symbolic-ref --short HEAD)" = ext4-rename ]
+	[ -z "$(ktree status --porcelain)" ]
+}
+
+# bisect-tests/run on the tip, killed with SIGKILL once $1 is under way.
+kill_run_during() {
+	local stage=$1 after=$2 log=$KBRANCH_CI_SCRATCH/kill-$1.log
+	touch "$KTREE/fs/ext4/super.c"
+	start_and_wait_for "$log" "builtin: $stage (" bash -c 'cd "$0" && exec "$1"/bisect-tests/run' "$KTREE" "$REPO"
+	sleep "$after"
+	kill -KILL -- "-$BG_PID"
+	wait "$BG_PID" || true
+	run bash -c 'cd "$0" && "$1"/bisect-tests/run' "$KTREE" "$REPO"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"verdict=good"* ]]
+}
+
+@test "SIGKILL during a build: the next run rebuilds and passes" {
+	kill_run_during build 3
+}
+
+@test "SIGKILL during a boot: the next run boots and passes" {
+	kill_run_during boot 1
+}
+
+@test "series entries with spaces, shell metacharacters or ../ are refused" {
+	local copy entry before
+	before=$(tree_state)
+	for entry in 'my patch.patch' '$(touch /tmp/pwned).patch' '../base/x.patch' 'a;b.patch'; do
+		copy=$(repo_copy)
+		printf '%s\n' "$entry" >>"$copy/series.txt"
+		must_fail_with_one_line "$copy/branch-scripts/kbranch" apply
+		[[ "$stderr" == *"bad patch name"* ]]
+	done
+	[ ! -e /tmp/pwned ]
+	[ "$(tree_state)" = "$before" ]
+}
+
+@test "an empty series is refused" {
+	local copy
+	copy=$(repo_copy)
+	printf '# nothing\n' >"$copy/series.txt"
+	must_fail_with_one_line "$copy/branch-scripts/kbranch" apply
+	[[ "$stderr" == *"lists no patches"* ]]
+}
+
+@test "a patch that adds a binary file is refused" {
+	local copy
+	copy=$(repo_copy)
+	printf 'GIT binary patch\nliteral 4\n' >>"$copy/patches/$(sed -n '/^[^#]/{p;q}' "$copy/series.txt")"
+	must_fail_with_one_line "$copy/branch-scripts/kbranch" apply
+	[[ "$stderr" == *"adds a binary file"* ]]
+}
+
+@test "import into a full work dir fails with one line and leaves nothing behind" {
+	local small=$KBRANCH_CI_SCRATCH/small
+	mkdir -p "$small"
+	mount -t tmpfs -o size=16m tmpfs "$small"
+	KBRANCH_WORK=$small/work must_fail_with_one_line "$KBRANCH" import
+	[[ "$stderr" == *"cannot extract"* ]]
+	[ -z "$(ls -A "$small/work" | grep -v '^lock$')" ]
+}
+
+@test "a read-only work dir is a one-line error" {
+	local small=$KBRANCH_CI_SCRATCH/small
+	mkdir -p "$small"
+	mount -t tmpfs -o size=1m,ro tmpfs "$small"
+	KBRANCH_WORK=$small must_fail_with_one_line "$KBRANCH" import
+	[[ "$stderr" == *"not writable"* ]]
+}
+
+@test "a missing tool is a setup error for git bisect (128), with its name" {
+	# A PATH with everything but qemu-system-x86_64.
+	local bin=$KBRANCH_CI_SCRATCH/noqemu f
+	mkdir -p "$bin"
+	for f in /usr/bin/* /usr/sbin/* /bin/* /sbin/*; do
+		[ "$(basename "$f")" = qemu-system-x86_64 ] || ln -sf "$f" "$bin/"
+	done
+	run --separate-stderr env PATH="$bin" bash -c 'cd "$0" && "$1"/bisect-tests/run' "$KTREE" "$REPO"
+	[ "$status" -eq 128 ]
+	[[ "$stderr" == *"qemu-system-x86_64 is missing"* ]]
+}
