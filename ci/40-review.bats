@@ -12,10 +12,10 @@ teardown() {
 	ktree checkout -q -f ext4-rename
 }
 
-# A scratch branch: the series plus one commit made by a shell snippet.
+# A scratch branch: one commit, made by a shell snippet, on ext4dev-base.
 branch_with_commit() {
 	local name=$1 message=$2 edit=$3
-	ktree checkout -q -f -B "$name" ext4-rename
+	ktree checkout -q -f -B "$name" ext4dev-base
 	(cd "$KTREE" && eval "$edit")
 	ktree -c user.name="CI Tester" -c user.email=ci@localhost commit -q -a -m "$message"
 	ktree checkout -q -f ext4-rename
@@ -46,12 +46,11 @@ branch_with_commit() {
 	[ "$status" -ne 0 ]
 	grep -q '^not ok .* ext4: add a function without a prototype \[w1\]' <<<"$output"
 	grep -q 'no previous prototype for .ext4_kbranch_no_prototype' <<<"$output"
-	[ "$(grep -c '^ok ' <<<"$output")" -eq "$(ktree rev-list --count ext4dev-base..ext4-rename)" ]
 }
 
 @test "preflight catches a commit without Signed-off-by" {
 	branch_with_commit no-signoff 'ext4: a commit nobody signed off' \
-		"sed -i 's/deprecated, mount as ext4 instead/deprecated, please mount as ext4/' fs/ext4/super.c"
+		"sed -i 's/not marked OK to use with test code/not marked OK for test code/' fs/ext4/super.c"
 	KBRANCH_PREFLIGHT_BUILD=0 run "$KBRANCH" preflight no-signoff
 	echo "$output"
 	[ "$status" -ne 0 ]

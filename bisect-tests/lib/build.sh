@@ -1,10 +1,13 @@
 # shellcheck shell=bash
 # Out-of-tree, incremental kernel builds: one build dir per variant, never cleaned.
 
+# ARCH=x86_64 from the start: tinyconfig then begins 64-bit, instead of
+# 32-bit with a later switch whose new defaults (ACPI, HID, ...) double
+# the build.
 kmake() {
 	local variant=$1
 	shift
-	make -C "$KTREE_DIR" O="$(build_dir "$variant")" CC="$BT_CC" HOSTCC="$BT_HOSTCC" \
+	make -C "$KTREE_DIR" O="$(build_dir "$variant")" ARCH=x86_64 CC="$BT_CC" HOSTCC="$BT_HOSTCC" \
 		-j"$(nproc)" "$@"
 }
 

@@ -38,9 +38,12 @@ config_generate() {
 	mkdir -p "$bdir"
 	config_fragment "$BT_DIR/configs/base.config" >"$rdir/base.config"
 	config_fragment "$BT_DIR/configs/$variant.config" >"$rdir/$variant.config"
-	logged "$log" kmake "$variant" KCONFIG_CONFIG="$scratch" tinyconfig || return 1
+	# tinyconfig by hand: its own fragment step always writes .config, and
+	# the scratch file is what keeps an unchanged config from costing a build.
+	logged "$log" kmake "$variant" KCONFIG_CONFIG="$scratch" allnoconfig || return 1
 	logged "$log" env KCONFIG_CONFIG="$scratch" "$KTREE_DIR/scripts/kconfig/merge_config.sh" \
-		-m "$scratch" "$rdir/base.config" "$rdir/$variant.config" || return 1
+		-m "$scratch" "$KTREE_DIR/kernel/configs/tiny.config" "$KTREE_DIR/arch/x86/configs/tiny.config" \
+		"$rdir/base.config" "$rdir/$variant.config" || return 1
 	logged "$log" kmake "$variant" KCONFIG_CONFIG="$scratch" olddefconfig || return 1
 	cmp -s "$scratch" "$bdir/.config" || cp "$scratch" "$bdir/.config"
 }
