@@ -80,6 +80,17 @@ load helpers
 		END { exit bad }'
 }
 
+@test "apply says so when the installed linux-source is not the one the series was verified on" {
+	local copy
+	copy=$(repo_copy)
+	echo 6.1.0-0 >"$copy/base/linux-source.version"
+	run "$copy/branch-scripts/kbranch" apply
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"last verified against linux-source 6.1.0-0; installed is $VERSION"* ]]
+	# ... before it starts.
+	[ "$(grep -n 'last verified' <<<"$output" | cut -d: -f1)" -lt "$(grep -n 'applying \[1/' <<<"$output" | cut -d: -f1)" ]
+}
+
 @test "apply then export leaves the repository byte-identical" {
 	local copy
 	copy=$(repo_copy)
