@@ -4,11 +4,14 @@
  *
  * Mounts proc, sysfs and devtmpfs, reads the declared expectations from
  * /expect, runs the checks below with the kselftest harness (KTAP on the
- * console) in a child, then reboots.  As PID 1 it never returns.
+ * console) in a child, writes the crash image and resets the machine
+ * without unmounting it.  As PID 1 it never returns.
  *
  * Disks: /dev/vda is an ext4 image with the test_fs flag, /dev/vdb one
- * without.  The files and xattrs left on /dev/vda are read back by the
- * host, so their names and contents are part of the contract with it.
+ * without, /dev/vdc the crash image; the damaged (hostile) images follow,
+ * named in /expect.  The files and xattrs left on /dev/vda and the pattern
+ * fsynced to /dev/vdc are read back by the host, so their names and
+ * contents are part of the contract with it.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -18,11 +21,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <termios.h>
 #include <unistd.h>
 #include <sys/klog.h>
 #include <sys/mount.h>
 #include <sys/reboot.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <sys/xattr.h>
@@ -31,8 +36,12 @@
 
 #define FLAGGED_DEV	"/dev/vda"
 #define PLAIN_DEV	"/dev/vdb"
+#define CRASH_DEV	"/dev/vdc"
 #define MNT		"/mnt"
 #define PATTERN_LINES	2000
+#define CRASH_LINES	8192
+#define HOSTILE_MAX	16
+#define EXPECT_LINE	128
 #define DENIED_UID	1000
 
 /* syslog(2) actions; glibc's <sys/klog.h> does not name them. */
@@ -49,6 +58,12 @@
 #define ACL_TAG_OTHER		0x20
 #define ACL_NO_ID		0xffffffffu
 
+/* A damaged image: "hostile_<kind>=<device>" in /expect. */
+struct hostile {
+	char kind[EXPECT_LINE];
+	char dev[16];
+};
+
 struct expect {
 	char fstype[16];	/* main filesystem type */
 	char other[16];		/* the type of the other name */
@@ -57,13 +72,38 @@ struct expect {
 	int compat;		/* ext4dev registered as compat type */
 	int acl;
 	int security;
+	struct hostile hostile[HOSTILE_MAX];
+	int nr_hostile;
 };
 
 static struct expect ex;
 
+static void add_hostile(const char *kind, const char *dev)
+{
+	struct hostile *h;
+
+	if (ex.nr_hostile == HOSTILE_MAX)
+		return;
+	h = &ex.hostile[ex.nr_hostile++];
+	snprintf(h->kind, sizeof(h->kind), "%s", kind);
+	snprintf(h->dev, sizeof(h->dev), "%s", dev);
+}
+
+static const char *hostile_dev(const char *kind)
+{
+	int i;
+
+	for (i = 0; i < ex.nr_hostile; i++)
+		if (!strcmp(ex.hostile[i].kind, kind))
+			return ex.hostile[i].dev;
+	return NULL;
+}
+
 static void set_field(const char *key, const char *val)
 {
-	if (!strcmp(key, "fstype"))
+	if (!strncmp(key, "hostile_", strlen("hostile_")))
+		add_hostile(key + strlen("hostile_"), val);
+	else if (!strcmp(key, "fstype"))
 		snprintf(ex.fstype, sizeof(ex.fstype), "%s", val);
 	else if (!strcmp(key, "module"))
 		snprintf(ex.module, sizeof(ex.module), "%s", val);
@@ -79,7 +119,7 @@ static void set_field(const char *key, const char *val)
 
 static int load_expect(const char *path)
 {
-	char line[128], *eq;
+	char line[EXPECT_LINE], *eq;
 	FILE *f = fopen(path, "r");
 
 	if (!f)
@@ -193,16 +233,16 @@ static int write_file(const char *path, const char *text, mode_t mode)
 	return ret;
 }
 
-/* The host regenerates this pattern with the same format. */
-static int pattern_line(char *buf, size_t size, int i)
+/* The host regenerates these patterns ("pattern", "crash") the same way. */
+static int pattern_line(char *buf, size_t size, const char *what, int i)
 {
-	return snprintf(buf, size, "ext4-checks pattern line %05d\n", i);
+	return snprintf(buf, size, "ext4-checks %s line %05d\n", what, i);
 }
 
-/* Open @path as DENIED_UID in a child; returns 0 or the errno of open(). */
-static int open_as_denied_user(const char *path)
+/* Run @op(@arg) as DENIED_UID in a child; returns 0 or the errno of @op. */
+static int as_denied_user(int (*op)(const void *arg), const void *arg)
 {
-	int status, fd;
+	int status;
 	pid_t pid = fork();
 
 	if (pid < 0)
@@ -211,12 +251,48 @@ static int open_as_denied_user(const char *path)
 		if (setgroups(0, NULL) || setgid(DENIED_UID) ||
 		    setuid(DENIED_UID))
 			_exit(255);
-		fd = open(path, O_RDONLY);
-		_exit(fd < 0 ? errno : 0);
+		_exit(op(arg) ? errno : 0);
 	}
 	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
 		return -1;
 	return WEXITSTATUS(status);
+}
+
+static int open_for_reading(const void *path)
+{
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0)
+		return -1;
+	close(fd);
+	return 0;
+}
+
+static int open_as_denied_user(const char *path)
+{
+	return as_denied_user(open_for_reading, path);
+}
+
+struct xattr_op {
+	const char *path;
+	const char *name;
+	const void *value;
+	size_t size;
+};
+
+static int set_xattr(const void *arg)
+{
+	const struct xattr_op *op = arg;
+
+	return setxattr(op->path, op->name, op->value, op->size, 0);
+}
+
+static int setxattr_as_denied_user(const char *path, const char *name,
+				   const void *value, size_t size)
+{
+	struct xattr_op op = { path, name, value, size };
+
+	return as_denied_user(set_xattr, &op);
 }
 
 static void put_acl_entry(unsigned char *p, int tag, int perm, uint32_t id)
@@ -351,7 +427,7 @@ TEST_F(flagged_image, a_pattern_survives_fsync_and_remount)
 	fd = open(MNT "/pattern", O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	ASSERT_LE(0, fd);
 	for (i = 0; i < PATTERN_LINES; i++) {
-		len = pattern_line(line, sizeof(line), i);
+		len = pattern_line(line, sizeof(line), "pattern", i);
 		ASSERT_EQ(0, write_all(fd, line, len));
 	}
 	ASSERT_EQ(0, fsync(fd));
@@ -363,7 +439,7 @@ TEST_F(flagged_image, a_pattern_survives_fsync_and_remount)
 	f = fopen(MNT "/pattern", "r");
 	ASSERT_NE(NULL, f);
 	for (i = 0; i < PATTERN_LINES; i++) {
-		pattern_line(line, sizeof(line), i);
+		pattern_line(line, sizeof(line), "pattern", i);
 		ASSERT_NE(NULL, fgets(back, sizeof(back), f));
 		ASSERT_STREQ(line, back);
 	}
@@ -422,6 +498,104 @@ TEST_F(flagged_image, a_posix_acl_denies_the_named_user)
 	EXPECT_EQ(EACCES, open_as_denied_user(MNT "/acl"));
 }
 
+TEST_F(flagged_image, an_unprivileged_user_cannot_set_a_trusted_xattr)
+{
+	const char *path = MNT "/unprivileged";
+
+	ASSERT_EQ(0, write_file(path, "unprivileged\n", 0644));
+	/* The user owns the file: only the trusted namespace can deny it. */
+	ASSERT_EQ(0, chown(path, DENIED_UID, DENIED_UID));
+	EXPECT_EQ(0, setxattr_as_denied_user(path, "user.kbranch", "v", 1));
+	EXPECT_EQ(EPERM, setxattr_as_denied_user(path, "trusted.kbranch",
+						 "v", 1));
+}
+
+TEST_F(flagged_image, an_unprivileged_user_cannot_change_a_root_files_acl)
+{
+	unsigned char acl[64];
+	size_t len = deny_acl(acl);
+	const char *name = "system.posix_acl_access";
+
+	if (!ex.acl)
+		SKIP(return, "no POSIX ACLs configured");
+	ASSERT_EQ(0, write_file(MNT "/user-acl", "user acl\n", 0644));
+	ASSERT_EQ(0, chown(MNT "/user-acl", DENIED_UID, DENIED_UID));
+	EXPECT_EQ(0, setxattr_as_denied_user(MNT "/user-acl", name, acl, len));
+	/* Writable by all: only the owner check stands in the user's way. */
+	ASSERT_EQ(0, write_file(MNT "/root-acl", "root acl\n", 0666));
+	ASSERT_EQ(0, chmod(MNT "/root-acl", 0666));
+	EXPECT_EQ(EPERM, setxattr_as_denied_user(MNT "/root-acl", name, acl,
+						 len));
+	EXPECT_EQ(-1, getxattr(MNT "/root-acl", name, NULL, 0));
+	EXPECT_EQ(ENODATA, errno);
+}
+
+/*
+ * Mounting a damaged image must fail, or give a read-only filesystem; a
+ * kernel that oopses on the way is caught by end_of_run.
+ */
+static void check_hostile(struct __test_metadata *_metadata, const char *kind)
+{
+	const char *dev = hostile_dev(kind);
+	struct statvfs st;
+	int ret;
+
+	ASSERT_NE(NULL, dev) {
+		TH_LOG("no hostile_%s in /expect", kind);
+	}
+	if (mount_dev(dev, ex.fstype)) {
+		/* Refused by ext4, not for want of the type. */
+		EXPECT_NE(ENODEV, errno) {
+			TH_LOG("no filesystem type %s to mount %s with",
+			       ex.fstype, dev);
+		}
+		return;
+	}
+	ret = statvfs(MNT, &st);
+	EXPECT_EQ(0, ret);
+	if (!ret) {
+		EXPECT_NE(0, st.f_flag & ST_RDONLY) {
+			TH_LOG("%s (%s) mounted read-write", dev, kind);
+		}
+	}
+	EXPECT_EQ(0, umount(MNT));
+}
+
+TEST(a_superblock_with_a_bad_magic_is_not_mounted_read_write)
+{
+	check_hostile(_metadata, "bad_magic");
+}
+
+TEST(garbage_group_descriptors_are_not_mounted_read_write)
+{
+	check_hostile(_metadata, "gdt_garbage");
+}
+
+TEST(an_out_of_range_inode_count_is_not_mounted_read_write)
+{
+	check_hostile(_metadata, "inodes_count");
+}
+
+TEST(a_corrupted_journal_superblock_is_not_mounted_read_write)
+{
+	check_hostile(_metadata, "journal_sb");
+}
+
+TEST(a_block_count_beyond_the_device_is_not_mounted_read_write)
+{
+	check_hostile(_metadata, "blocks_count");
+}
+
+TEST(an_absurd_block_size_is_not_mounted_read_write)
+{
+	check_hostile(_metadata, "log_block_size");
+}
+
+TEST(a_first_data_block_of_0_with_1k_blocks_is_not_mounted_read_write)
+{
+	check_hostile(_metadata, "first_data_block");
+}
+
 /* Defined last so that it runs last and sees every other test's messages. */
 FIXTURE(end_of_run) {
 	int unused;
@@ -467,6 +641,36 @@ static void mount_early(void)
 		       strerror(errno));
 }
 
+/*
+ * Mount the crash image, fsync a pattern and its directory, and leave it
+ * mounted for the reset: the host finds what only the journal holds.
+ * Returns NULL, or the step that failed (errno tells why).
+ */
+static const char *crash_write(void)
+{
+	char line[64];
+	int fd, dir, i, len;
+
+	if (mount_dev(CRASH_DEV, ex.fstype))
+		return "mount";
+	fd = open(MNT "/crash-pattern", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0)
+		return "open";
+	for (i = 0; i < CRASH_LINES; i++) {
+		len = pattern_line(line, sizeof(line), "crash", i);
+		if (write_all(fd, line, len))
+			return "write";
+	}
+	if (fsync(fd))
+		return "fsync";
+	dir = open(MNT, O_RDONLY | O_DIRECTORY);
+	if (dir < 0)
+		return "open " MNT;
+	if (fsync(dir))
+		return "fsync " MNT;
+	return NULL;
+}
+
 static int run_checks(int argc, char **argv)
 {
 	int status = 0;
@@ -483,6 +687,7 @@ static int run_checks(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+	const char *failed;
 	int status = -1;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -494,8 +699,17 @@ int main(int argc, char **argv)
 		printf("# ext4-checks: /expect missing or incomplete\n");
 	else
 		status = run_checks(argc, argv);
-	printf("# ext4-checks: end status=%d\n", status);
+	/* The other images are unmounted: flush them, not the crash image. */
 	sync();
+	failed = status < 0 ? "no checks ran" : crash_write();
+	if (failed)
+		printf("# ext4-checks: crash image not written: %s: %s\n",
+		       failed, strerror(errno));
+	else
+		printf("# ext4-checks: crash image written\n");
+	printf("# ext4-checks: end status=%d\n", status);
+	/* The UART drains from interrupts: let it, the reset would not wait. */
+	tcdrain(STDOUT_FILENO);
 	reboot(RB_AUTOBOOT);
 	for (;;)
 		pause();

@@ -1,10 +1,112 @@
 # shellcheck shell=bash
-# Scratch ext4 images for one run: vda has the test_fs flag, vdb has not.
+# Scratch ext4 images for one run, attached in this order: vda has the
+# test_fs flag, vdb has not, vdc is the crash image the guest leaves with
+# a journal to replay, then one damaged image per hostile kind.
+
+# Every hostile image starts as a healthy, test_fs-flagged ext4 with 1 KiB
+# blocks (first data block 1, group descriptors in block 2), so a refusal
+# is about the damage and never about the test_fs gate.  The guest knows
+# them by these names, from /expect.
+BT_HOSTILE_KINDS=(bad_magic gdt_garbage inodes_count journal_sb blocks_count
+	log_block_size first_data_block)
+BT_HOSTILE_BLOCK=1024
 
 images_make() {
-	local rdir=$1 log=$1/images.log
-	rm -f "$rdir/flagged.img" "$rdir/plain.img"
-	truncate -s 64M "$rdir/flagged.img" "$rdir/plain.img"
+	local rdir=$1 log=$1/images.log kind
+	rm -f "$rdir"/*.img
+	truncate -s 64M "$rdir/flagged.img" "$rdir/plain.img" "$rdir/crash.img"
 	logged "$log" mke2fs -F -t ext4 -E test_fs -L flagged "$rdir/flagged.img" || return 1
-	logged "$log" mke2fs -F -t ext4 -L plain "$rdir/plain.img"
+	logged "$log" mke2fs -F -t ext4 -L plain "$rdir/plain.img" || return 1
+	logged "$log" mke2fs -F -t ext4 -E test_fs -L crash "$rdir/crash.img" || return 1
+	for kind in "${BT_HOSTILE_KINDS[@]}"; do
+		images_hostile "$rdir/hostile-$kind.img" "$kind" "$log" || return 1
+	done
+}
+
+# Every image, in the order QEMU attaches them (vda, vdb, ...).
+images_list() {
+	local rdir=$1 kind
+	printf '%s\n' "$rdir/flagged.img" "$rdir/plain.img" "$rdir/crash.img"
+	for kind in "${BT_HOSTILE_KINDS[@]}"; do
+		printf '%s\n' "$rdir/hostile-$kind.img"
+	done
+}
+
+# /expect lines naming the guest's device for each hostile kind: the
+# position in images_list is the virtio disk letter.
+images_hostile_expect() {
+	local rdir=$1 i=0 img kind
+	while IFS= read -r img; do
+		case $img in
+		*/hostile-*.img)
+			kind=${img##*/hostile-}
+			printf 'hostile_%s=/dev/vd%s\n' "${kind%.img}" "$(images_letter "$i")"
+			;;
+		esac
+		i=$((i + 1))
+	done < <(images_list "$rdir")
+}
+
+images_letter() {
+	local letters=abcdefghijklmnopqrstuvwxyz
+	printf '%s\n' "${letters:$1:1}"
+}
+
+images_hostile() {
+	local img=$1 kind=$2 log=$3
+	truncate -s 16M "$img"
+	logged "$log" mke2fs -F -t ext4 -b "$BT_HOSTILE_BLOCK" -E test_fs -L "$kind" "$img" || return 1
+	"images_damage_$kind" "$img" "$log" || { say "images: cannot damage $img ($kind), see $log"; return 1; }
+}
+
+# Overwrite @count bytes at byte @offset of @img with 0xa5: garbage that is
+# the same on every run, so a bisect never hinges on a random byte.
+images_garbage() {
+	local img=$1 offset=$2 count=$3
+	head -c "$count" /dev/zero | tr '\0' '\245' |
+		dd of="$img" bs=1 seek="$offset" conv=notrunc status=none
+}
+
+images_set_super() {
+	local img=$1 log=$2 field=$3 value=$4
+	# debugfs rewrites the superblock checksum, so the kernel meets the bad
+	# field itself rather than a checksum error.
+	logged "$log" debugfs -w -R "ssv $field $value" "$img"
+}
+
+# The magic (0xef53) sits at byte 56 of the superblock, which starts at 1024.
+images_damage_bad_magic() {
+	images_garbage "$1" $((1024 + 56)) 2
+}
+
+images_damage_gdt_garbage() {
+	images_garbage "$1" $((2 * BT_HOSTILE_BLOCK)) "$BT_HOSTILE_BLOCK"
+}
+
+# Far more inodes than groups * inodes per group.
+images_damage_inodes_count() {
+	images_set_super "$1" "$2" inodes_count 4294967295
+}
+
+# The first block of the journal inode (<8>) holds the journal superblock.
+images_damage_journal_sb() {
+	local img=$1 log=$2 block
+	block=$(debugfs -R 'bmap <8> 0' "$img" 2>>"$log")
+	[[ "$block" =~ ^[1-9][0-9]*$ ]] || { say "images: no journal block in $img: '$block'"; return 1; }
+	images_garbage "$img" $((block * BT_HOSTILE_BLOCK)) "$BT_HOSTILE_BLOCK"
+}
+
+# A filesystem claiming 16 MiB on a device cut to 8 MiB.
+images_damage_blocks_count() {
+	truncate -s 8M "$1"
+}
+
+# 2^(10 + 20) byte blocks: far beyond the kernel's 64 KiB maximum.
+images_damage_log_block_size() {
+	images_set_super "$1" "$2" log_block_size 20
+}
+
+# With 1 KiB blocks the superblock lives in block 1; 0 is impossible.
+images_damage_first_data_block() {
+	images_set_super "$1" "$2" first_data_block 0
 }

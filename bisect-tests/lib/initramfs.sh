@@ -13,7 +13,8 @@ config_is_y() {
 	[ "$(config_value "$1" "$2")" = y ]
 }
 
-# What the guest must find: the declaration, the variant and the .config.
+# What the guest must find: the declaration, the variant and the .config,
+# and which disk holds which hostile image.
 initramfs_expect() {
 	local variant=$1 config symbol module=none compat=0 acl=0 security=0
 	config=$(build_dir "$variant")/.config
@@ -26,6 +27,7 @@ initramfs_expect() {
 	config_is_y "$(used_symbol sec)" "$config" && security=1
 	printf 'fstype=%s\nmodule=%s\ntestfs=%s\ncompat=%s\nacl=%s\nsecurity=%s\n' \
 		"$(expect fstype)" "$module" "$(expect testfs)" "$compat" "$acl" "$security"
+	images_hostile_expect "$(run_dir "$variant")"
 }
 
 # gen_init_cpio lines for every file and directory under a staging root.

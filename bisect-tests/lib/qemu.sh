@@ -11,17 +11,25 @@ qemu_accel() {
 	fi
 }
 
+# One virtio drive per image, in images_list order: the guest's vda, vdb, ...
+qemu_drives() {
+	local img
+	while IFS= read -r img; do
+		printf '%s\n' -drive "file=$img,if=virtio,format=raw"
+	done < <(images_list "$1")
+}
+
 qemu_boot() {
-	local variant=$1 rdir accel
+	local variant=$1 rdir accel drives
 	rdir=$(run_dir "$variant")
 	mapfile -t accel < <(qemu_accel)
+	mapfile -t drives < <(qemu_drives "$rdir")
 	timeout -k 5 "${KBRANCH_BOOT_TIMEOUT:-120}" qemu-system-x86_64 "${accel[@]}" \
 		-m 256 -nographic -no-reboot -nic none \
 		-kernel "$(build_dir "$variant")/arch/x86/boot/bzImage" \
 		-initrd "$rdir/initramfs.cpio" \
 		-append 'console=ttyS0 panic=-1 rdinit=/init' \
-		-drive "file=$rdir/flagged.img,if=virtio,format=raw" \
-		-drive "file=$rdir/plain.img,if=virtio,format=raw" \
+		"${drives[@]}" \
 		</dev/null >"$rdir/console.log" 2>&1
 }
 
