@@ -43,6 +43,9 @@ load helpers
 
 @test "after the rename the guest mounts -t ext4dev, which logs its deprecation" {
 	local ktap=$KBRANCH_WORK/runs/builtin/guest.ktap
+	ktree checkout -q -f ext4-rename
+	run bash -c 'cd "$0" && "$1"/bisect-tests/run --variant builtin' "$KTREE" "$REPO"
+	[ "$status" -eq 0 ]
 	grep -q '^ok [0-9]* global.the_compat_type_mounts_the_flagged_image_and_warns$' "$ktap"
 	grep -qi 'ext4dev.*deprecated' "$KBRANCH_WORK/runs/builtin/console.log"
 	# fs-ext4dev is a module alias of ext4.ko
