@@ -30,9 +30,18 @@ start_and_wait_for() {
 	local i
 	for i in $(seq 1 600); do
 		grep -q "$pattern" "$log" && return 0
+		kill -0 "$BG_PID" 2>/dev/null || break
 		sleep 0.5
 	done
+	echo "never saw '$pattern' in $log:"
+	cat "$log"
 	return 1
+}
+
+# Wait for the background command; its exit status in $BG_STATUS.
+wait_bg() {
+	BG_STATUS=0
+	wait "$BG_PID" || BG_STATUS=$?
 }
 
 @test "a second run on the same work dir names the holder and touches nothing" {
@@ -42,7 +51,8 @@ start_and_wait_for() {
 	start_and_wait_for "$log" 'applying \[1/' "$KBRANCH" apply
 	must_fail_with_one_line "$KBRANCH" apply
 	[[ "$stderr" == *"is in use by pid $BG_PID (kbranch apply)"* ]]
-	wait "$BG_PID"
+	wait_bg
+	[ "$BG_STATUS" -eq 0 ]
 	rm -f "$KTREE/.git/hooks/applypatch-msg"
 	[ "$(tree_state)" = "$before" ]
 }
@@ -53,8 +63,9 @@ start_and_wait_for() {
 	before=$(tree_state)
 	start_and_wait_for "$log" 'applying \[2/' "$KBRANCH" apply
 	kill -INT -- "-$BG_PID"
-	run wait "$BG_PID"
-	[ "$status" -ne 0 ]
+	wait_bg
+	[ "$BG_STATUS" -ne 0 ]
+	grep -q 'interrupted' "$log"
 	[ "$(tree_state)" = "$before" ]
 	[ ! -d "$KTREE/.git/rebase-apply" ]
 }
@@ -65,7 +76,7 @@ start_and_wait_for() {
 	slow_down_git_am
 	start_and_wait_for "$log" 'applying \[2/' "$KBRANCH" apply
 	kill -KILL -- "-$BG_PID"
-	wait "$BG_PID" || true
+	wait_bg
 	rm -f "$KTREE/.git/hooks/applypatch-msg"
 	run "$KBRANCH" apply
 	echo "$output"
@@ -83,7 +94,7 @@ kill_run_during() {
 	start_and_wait_for "$log" "builtin: $stage (" bash -c 'cd "$0" && exec "$1"/bisect-tests/run' "$KTREE" "$REPO"
 	sleep "$after"
 	kill -KILL -- "-$BG_PID"
-	wait "$BG_PID" || true
+	wait_bg
 	run bash -c 'cd "$0" && "$1"/bisect-tests/run' "$KTREE" "$REPO"
 	echo "$output"
 	[ "$status" -eq 0 ]

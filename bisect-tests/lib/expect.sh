@@ -25,10 +25,13 @@ expect() {
 
 # Sets EXPECT_<key> for every declared key; dies (128) without a declaration.
 expect_load() {
-	local decl pair key
+	local decl pair key subjects
 	decl=${KBRANCH_EXPECT:-}
 	if [ -z "$decl" ]; then
-		decl=$(git log --format=%s -n 500 HEAD | expect_lookup "$BT_DIR/expectations") ||
+		# Read the whole history first: expect_lookup stops at its first match,
+		# and a git log killed by SIGPIPE would fail the pipeline (pipefail).
+		subjects=$(git log --format=%s -n 500 HEAD) || die_setup "cannot read the history of HEAD"
+		decl=$(expect_lookup "$BT_DIR/expectations" <<<"$subjects") ||
 			die_setup "no expectations for HEAD: no subject in the last 500 commits is in $BT_DIR/expectations (set KBRANCH_EXPECT to override)"
 	fi
 	for key in kconfig module fstype compat testfs uses; do

@@ -65,8 +65,8 @@ hostcheck_crash_needs_recovery() {
 # unmounted (or remounted read-only) before the reset, and no replay is tested.
 hostcheck_crash() {
 	local rdir=$1 dir=$2 img=$1/crash.img log=$2/crash.log rc=0 why
-	if ! ktap_console "$rdir/console.log" | grep -qxF "$BT_CRASH_WRITTEN"; then
-		why=$(ktap_console "$rdir/console.log" | grep -m1 '^# ext4-checks: crash image not written' || true)
+	if ! grep -qxF "$BT_CRASH_WRITTEN" < <(ktap_console "$rdir/console.log"); then
+		why=$(grep -m1 '^# ext4-checks: crash image not written' < <(ktap_console "$rdir/console.log") || true)
 		say "crash image: the guest never printed '$BT_CRASH_WRITTEN'${why:+ (${why#\# ext4-checks: })}, see $rdir/console.log"
 		return 1
 	fi

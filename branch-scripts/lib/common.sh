@@ -82,7 +82,7 @@ restore_head_on_exit() {
 	KBRANCH_ORIG=$(kgit symbolic-ref -q --short HEAD || kgit rev-parse HEAD)
 	printf '%s\n' "$KBRANCH_ORIG" >"$KBRANCH_WORK/head.state"
 	trap 'restore_head_now' EXIT
-	trap 'exit 130' INT TERM
+	trap 'step "interrupted: putting $KTREE back at $KBRANCH_ORIG"; exit 130' INT TERM
 }
 
 restore_head_now() {

@@ -13,12 +13,14 @@ patch_author() {
 # The file the failed git am complained about, from its output ($1) and,
 # for a corrupt patch, from the diff header above the bad line of $2.
 failing_file() {
-	local line
-	sed -n -e 's/^error: patch failed: \(.*\):[0-9]*$/\1/p' \
+	local line named
+	named=$(sed -n -e 's/^error: patch failed: \(.*\):[0-9]*$/\1/p' \
 		-e 's/^error: \(.*\): does not exist in index$/\1/p' \
 		-e 's/^error: \(.*\): patch does not apply$/\1/p' \
-		-e 's/^error: \(.*\): already exists in index$/\1/p' "$1" | head -n 1 | grep . && return 0
-	line=$(sed -n 's/^error: corrupt patch at line \([0-9]*\)$/\1/p' "$1" | head -n 1)
+		-e 's/^error: \(.*\): already exists in index$/\1/p' "$1")
+	[ -z "$named" ] || { printf '%s\n' "${named%%$'\n'*}"; return 0; }
+	line=$(sed -n 's/^error: corrupt patch at line \([0-9]*\)$/\1/p' "$1")
+	line=${line%%$'\n'*}
 	[ -n "$line" ] || return 1
 	git mailinfo /dev/null /dev/stdout <"$2" 2>/dev/null |
 		awk -v n="$line" 'NR <= n && /^diff --git / { f = $4 } END { if (f == "") exit 1; sub(/^b\//, "", f); print f " (corrupt patch at line " n ")" }'
@@ -28,7 +30,7 @@ failing_file() {
 # one-line error) why, naming the patch and the failing file, abort the am
 # and return 1; the caller restores HEAD.
 am_one() {
-	local patch=$1 out author name email
+	local patch=$1 out author name email rc=0
 	out=$(mktemp)
 	author=$(patch_author "$patch")
 	IFS='|' read -r name email _ <<<"$author"
@@ -37,13 +39,18 @@ am_one() {
 		rm -f "$out"
 		return 1
 	fi
-	if GIT_COMMITTER_NAME=$name GIT_COMMITTER_EMAIL=$email \
-		git -C "$KTREE" am -q --committer-date-is-author-date --keep-cr "$patch" >"$out" 2>&1; then
+	GIT_COMMITTER_NAME=$name GIT_COMMITTER_EMAIL=$email \
+		git -C "$KTREE" am -q --committer-date-is-author-date --keep-cr "$patch" >"$out" 2>&1 || rc=$?
+	if [ "$rc" -eq 0 ]; then
 		rm -f "$out"
 		return 0
 	fi
-	printf '%s does not apply: %s\n' "$(basename "$patch")" \
-		"$(failing_file "$out" "$patch" || tail -n 1 "$out")"
+	if [ "$rc" -ge 128 ]; then
+		printf '%s: interrupted\n' "$(basename "$patch")"
+	else
+		printf '%s does not apply: %s\n' "$(basename "$patch")" \
+			"$(failing_file "$out" "$patch" || tail -n 1 "$out")"
+	fi
 	git -C "$KTREE" am --abort >/dev/null 2>&1 || true
 	rm -f "$out"
 	return 1
