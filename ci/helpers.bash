@@ -34,11 +34,12 @@ repo_copy() {
 	printf '%s\n' "$dest"
 }
 
-# Fails unless the command fails with exactly one line on stderr.
+# Fails unless the command fails with exactly one line of error on stderr
+# (progress lines, "[  12s] ...", are not errors).
 must_fail_with_one_line() {
 	run --separate-stderr "$@"
 	[ "$status" -ne 0 ] || { echo "succeeded: $*"; return 1; }
-	[ "$(printf '%s\n' "$stderr" | grep -c .)" -eq 1 ] || {
+	[ "$(printf '%s\n' "$stderr" | grep -vcE '^$|^\[ *[0-9]+s\] ')" -eq 1 ] || {
 		echo "expected one line of error, got:"; printf '%s\n' "$stderr"; return 1; }
 }
 

@@ -24,13 +24,15 @@ qemu_boot() {
 	rdir=$(run_dir "$variant")
 	mapfile -t accel < <(qemu_accel)
 	mapfile -t drives < <(qemu_drives "$rdir")
-	timeout -k 5 "${KBRANCH_BOOT_TIMEOUT:-120}" qemu-system-x86_64 "${accel[@]}" \
+	# --foreground keeps timeout and QEMU in our process group, so killing
+	# the run kills them too; 8>&- keeps the build lock out of QEMU's hands.
+	timeout --foreground -k 5 "${KBRANCH_BOOT_TIMEOUT:-120}" qemu-system-x86_64 "${accel[@]}" \
 		-m 256 -nographic -no-reboot -nic none \
 		-kernel "$(build_dir "$variant")/arch/x86/boot/bzImage" \
 		-initrd "$rdir/initramfs.cpio" \
 		-append 'console=ttyS0 panic=-1 rdinit=/init' \
 		"${drives[@]}" \
-		</dev/null >"$rdir/console.log" 2>&1
+		</dev/null >"$rdir/console.log" 2>&1 8>&-
 }
 
 # Why a boot did not reach the end of the guest checks, or nothing if it did.
