@@ -14,7 +14,11 @@ setup_file() {
 }
 
 @test "kbranch verify passes every commit from ext4dev-base to the tip in every variant" {
+	local before
+	before=$(tree_state)
 	run "$KBRANCH" verify 2> >(progress)
+	# It never changes the kernel tree; it only checks commits out and back.
+	[ "$(tree_state)" = "$before" ]
 	echo "$output" >"$KBRANCH_CI_SCRATCH/verify.tap"
 	echo "$output"
 	[ "$status" -eq 0 ]

@@ -20,7 +20,7 @@ tree_state() {
 	{
 		ktree rev-parse HEAD
 		ktree symbolic-ref -q HEAD || echo detached
-		ktree for-each-ref --format='%(refname) %(objectname)'
+		ktree for-each-ref --format='%(refname) %(objectname)' refs/heads refs/tags
 		ktree status --porcelain
 	} 2>&1
 }

@@ -26,6 +26,7 @@
 #include <sys/klog.h>
 #include <sys/mount.h>
 #include <sys/reboot.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/types.h>
@@ -332,6 +333,18 @@ TEST(mounting_the_fs_type_loads_its_module_by_alias)
 	ASSERT_EQ(0, umount(MNT));
 	EXPECT_EQ(1, fs_registered(ex.fstype));
 	EXPECT_EQ(1, file_has_word("/proc/modules", ex.module));
+}
+
+/* Isolation: the kernel under test has no network at all. */
+TEST(the_guest_has_no_network)
+{
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	if (fd >= 0)
+		close(fd);
+	EXPECT_GT(0, fd) {
+		TH_LOG("socket(AF_INET) works: the guest has a network stack");
+	}
 }
 
 TEST(registered_fs_types_match_the_declaration)
