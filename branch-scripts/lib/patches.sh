@@ -45,7 +45,8 @@ am_one() {
 		rm -f "$out"
 		return 0
 	fi
-	if [ "$rc" -ge 128 ]; then
+	# git dies with 128; above that, a signal ended it.
+	if [ "$rc" -gt 128 ]; then
 		printf '%s: interrupted\n' "$(basename "$patch")"
 	else
 		printf '%s does not apply: %s\n' "$(basename "$patch")" \
