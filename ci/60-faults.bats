@@ -65,7 +65,8 @@ wait_bg() {
 	kill -INT -- "-$BG_PID"
 	wait_bg
 	[ "$BG_STATUS" -ne 0 ]
-	grep -q 'interrupted' "$log"
+	# git am may die of the signal (interrupted) or fail in its hook.
+	grep -qE 'interrupted|nothing applied' "$log"
 	[ "$(tree_state)" = "$before" ]
 	[ ! -d "$KTREE/.git/rebase-apply" ]
 }

@@ -50,7 +50,7 @@ am_one() {
 		printf '%s: interrupted\n' "$(basename "$patch")"
 	else
 		printf '%s does not apply: %s\n' "$(basename "$patch")" \
-			"$(failing_file "$out" "$patch" || tail -n 1 "$out")"
+			"$(failing_file "$out" "$patch" || grep -m1 . "$out" || echo 'git am failed')"
 	fi
 	git -C "$KTREE" am --abort >/dev/null 2>&1 || true
 	rm -f "$out"
