@@ -1,4 +1,5 @@
 # shellcheck shell=bash
+# shellcheck disable=SC2034,SC2154 # VERSION is for the .bats files; status and stderr are set by bats' run
 # Shared by the ci/*.bats files: where things are, and helpers that keep
 # each test reading like a sentence.
 
