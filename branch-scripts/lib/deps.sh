@@ -23,6 +23,8 @@ KBRANCH_DEPS=(
 	perl:perl
 	sparse:sparse
 	linux-config-6.1:/usr/src/linux-config-6.1
+	ccache:ccache
+	distcc:distccd
 )
 
 dep_present() {
