@@ -10,17 +10,6 @@ carry_dir() {
 	printf '%s/%s\n' "$KBRANCH_WORK" "$CARRY_DIR_NAME"
 }
 
-# The symbols the checked-out commit builds ext4, ACL and security from.
-used_symbols() (
-	cd "$KTREE" || exit 128
-	# shellcheck source=/dev/null # bisect-tests/lib/common.sh: its KBRANCH_WORK default is for its own subshell
-	. "$KBRANCH_REPO/bisect-tests/lib/common.sh"
-	# shellcheck source=bisect-tests/lib/expect.sh
-	. "$KBRANCH_REPO/bisect-tests/lib/expect.sh"
-	expect_load
-	printf '%s %s %s\n' "$(used_symbol fs)" "$(used_symbol acl)" "$(used_symbol sec)"
-)
-
 config_of() {
 	sed -n "s/^$1=//p" "$2" | grep . || echo n
 }

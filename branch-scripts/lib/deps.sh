@@ -49,3 +49,17 @@ ensure_deps() {
 		apt-get install -y -q "${missing[@]}" ||
 		die "apt-get install failed (log: $KBRANCH_WORK/logs/apt.log)"
 }
+
+# The linux-source tarball and the version of the package that installed it.
+source_tarball() {
+	local tars=(/usr/src/linux-source-*.tar.xz)
+	[ -f "${tars[0]}" ] || die "no /usr/src/linux-source-*.tar.xz; install the linux-source package"
+	[ "${#tars[@]}" -eq 1 ] || die "several linux-source tarballs in /usr/src (${tars[*]}); keep one"
+	printf '%s\n' "${tars[0]}"
+}
+
+package_version() {
+	local pkg
+	pkg=$(dpkg -S "$1" | cut -d: -f1) || die "no package owns $1"
+	dpkg-query -W -f='${Version}' "$pkg"
+}

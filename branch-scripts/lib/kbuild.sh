@@ -10,8 +10,9 @@ bt_configure_builtin() {
 	KBRANCH_WORK=$1 bt_configure_builtin_here
 }
 
-# In a subshell: the bisect-tests stages set globals of their own.
-bt_configure_builtin_here() (
+# Load bisect-tests' stages for the checked-out commit of $KTREE.  Only in
+# a subshell: the stages set globals of their own.
+bt_load() {
 	cd "$KTREE" || exit 128
 	KTREE_DIR=$KTREE
 	# shellcheck source=/dev/null # bisect-tests/lib/common.sh: its KBRANCH_WORK default is for its own subshell
@@ -23,9 +24,19 @@ bt_configure_builtin_here() (
 	# shellcheck source=bisect-tests/lib/build.sh
 	. "$KBRANCH_REPO/bisect-tests/lib/build.sh"
 	expect_load
+}
+
+bt_configure_builtin_here() (
+	bt_load
 	build_compilers
 	mkdir -p "$(run_dir builtin)"
 	config_generate builtin && config_check builtin
+)
+
+# The symbols the checked-out commit builds ext4, ACL and security from.
+used_symbols() (
+	bt_load
+	printf '%s %s %s\n' "$(used_symbol fs)" "$(used_symbol acl)" "$(used_symbol sec)"
 )
 
 # kbranch check and preflight build in the builtin variant's build dir:

@@ -29,8 +29,9 @@ verified_version() {
 	cat "$KBRANCH_REPO/base/linux-source.version"
 }
 
+# Empty when no linux-source is installed: apply only warns about versions.
 installed_version() {
 	local tars=(/usr/src/linux-source-*.tar.xz)
 	[ -f "${tars[0]}" ] || return 0
-	dpkg-query -W -f='${Version}' "$(dpkg -S "${tars[0]}" | cut -d: -f1)"
+	package_version "${tars[0]}"
 }
