@@ -14,6 +14,14 @@ config_of() {
 	sed -n "s/^$1=//p" "$2" | grep . || echo n
 }
 
+# Kconfig-only carried configs, verify's carried-<source> variants: a
+# config made at ext4dev-base with the old names, taken to each commit with
+# "make olddefconfig" both ways a tester gets there: stepped (from the
+# previous commit's result, as when one builds commit after commit) and
+# jumped (straight from the base, as the first step of a git bisect does).
+# Each must keep what the base config had for ext4, ACL and security labels.
+# The sources: Debian's own config and the module and minimal variants'.
+
 # Debian's own amd64 config for this kernel, written in the base's names.
 debian_config_at_base() {
 	local src=/usr/src/linux-config-6.1/config.amd64_none_amd64.xz
@@ -21,24 +29,58 @@ debian_config_at_base() {
 	xz -dc "$src" | sed -E 's/^(# )?CONFIG_EXT4_FS(_POSIX_ACL|_SECURITY)?([= ])/\1CONFIG_EXT4DEV_FS\2\3/'
 }
 
-# Take Debian's config one commit further; print what it lost, if anything.
-carry_debian_step() {
-	local is_base=$1 dir fs acl sec log
-	dir=$(carry_dir)/debian
-	log=$dir.log
-	mkdir -p "$dir"
-	[ "$is_base" = 0 ] || debian_config_at_base >"$dir/.config"
-	make -C "$KTREE" O="$dir" ARCH=x86_64 olddefconfig >>"$log" 2>&1 || { echo "olddefconfig failed (log: $log)"; return 0; }
+# The .config a tester of <source> has at ext4dev-base (checked out).
+carried_seed() {
+	local source=$1 seed
+	seed=$(carry_dir)/seed
+	case "$source" in
+	debian) debian_config_at_base ;;
+	*) bt_configure "$source" "$seed" >&2 && cat "$seed/build/$source/.config" ;;
+	esac
+}
+
+# ext4, ACL and security labels in config $1, under the names the
+# checked-out commit builds from.
+carried_values() {
+	local fs acl sec
 	read -r fs acl sec < <(used_symbols)
-	[ "$(config_of "$fs" "$dir/.config")" = m ] || echo "$fs=$(config_of "$fs" "$dir/.config"), Debian has ext4=m"
-	[ "$(config_of "$acl" "$dir/.config")" = y ] || echo "$acl=$(config_of "$acl" "$dir/.config"), Debian has ACL=y"
-	[ "$(config_of "$sec" "$dir/.config")" = y ] || echo "$sec=$(config_of "$sec" "$dir/.config"), Debian has security labels=y"
+	printf 'ext4=%s acl=%s security=%s\n' "$(config_of "$fs" "$1")" \
+		"$(config_of "$acl" "$1")" "$(config_of "$sec" "$1")"
+}
+
+# olddefconfig of config dir $1 at the checked-out commit.
+carried_olddefconfig() {
+	make -C "$KTREE" O="$1" ARCH=x86_64 olddefconfig >>"$1.log" 2>&1
+}
+
+# Take carried config <source> to the checked-out commit.  Prints what it
+# keeps, or (and returns 1) what it lost and which way.
+carried_step() {
+	local source=$1 is_base=$2 dir want have way
+	dir=$(carry_dir)/$source
+	mkdir -p "$dir/stepped" "$dir/jumped"
+	if [ "$is_base" = 1 ]; then
+		carried_seed "$source" >"$dir/base.config" || { echo "cannot make its base config"; return 1; }
+		cp "$dir/base.config" "$dir/stepped/.config"
+	fi
+	cp "$dir/base.config" "$dir/jumped/.config"
+	for way in stepped jumped; do
+		carried_olddefconfig "$dir/$way" || { echo "olddefconfig failed (log: $dir/$way.log)"; return 1; }
+	done
+	have=$(carried_values "$dir/stepped/.config")
+	[ "$is_base" = 0 ] || printf '%s\n' "$have" >"$dir/want"
+	want=$(cat "$dir/want")
+	for way in stepped jumped; do
+		have=$(carried_values "$dir/$way/.config")
+		[ "$have" = "$want" ] || { echo "$way from the base it has $have, the base config had $want"; return 1; }
+	done
+	echo "$want"
 }
 
 # The tester's .config for the oldconfig variant: the builtin variant's
 # config as generated at ext4dev-base, with the old names.
 carry_oldconfig_seed() {
-	bt_configure_builtin "$(carry_dir)/seed" >&2 || return 1
+	bt_configure builtin "$(carry_dir)/seed" >&2 || return 1
 	cat "$(carry_dir)/seed/build/builtin/.config"
 }
 

@@ -4,10 +4,10 @@
 # (fragments, merge_config.sh, declared expectations) so that a commit is
 # configured the same way whoever builds it.
 
-# Configure the checked-out commit of $KTREE like the builtin variant, in
-# work dir $1 (build dir $1/build/builtin).
-bt_configure_builtin() {
-	KBRANCH_WORK=$1 bt_configure_builtin_here
+# Configure the checked-out commit of $KTREE like variant $1 of
+# bisect-tests, in work dir $2 (build dir $2/build/$1).
+bt_configure() {
+	KBRANCH_WORK=$2 bt_configure_here "$1"
 }
 
 # Load bisect-tests' stages for the checked-out commit of $KTREE.  Only in
@@ -26,11 +26,11 @@ bt_load() {
 	expect_load
 }
 
-bt_configure_builtin_here() (
+bt_configure_here() (
 	bt_load
 	build_compilers
-	mkdir -p "$(run_dir builtin)"
-	config_generate builtin && config_check builtin
+	mkdir -p "$(run_dir "$1")"
+	config_generate "$1" && config_check "$1"
 )
 
 # The symbols the checked-out commit builds ext4, ACL and security from.
@@ -43,7 +43,7 @@ used_symbols() (
 # W=1 and C=2 only recompile the directories they are given, so sharing it
 # saves a cold build, and ccache keeps the switches back cheap.
 kbuild_configure() {
-	bt_configure_builtin "$KBRANCH_WORK"
+	bt_configure builtin "$KBRANCH_WORK"
 }
 
 kbuild_dir() {

@@ -6,6 +6,12 @@
 
 KBRANCH_NOTES=refs/notes/kbranch
 
+# What kbranch verify runs and records, in table order.  oldconfig is a
+# tester's .config made at the base and carried commit to commit, built and
+# booted; carried-* are Kconfig-only carried configs (lib/carry.sh).
+# shellcheck disable=SC2034 # read by cmd/verify and cmd/results
+KBRANCH_VARIANTS=(builtin module minimal oldconfig carried-debian carried-module carried-minimal)
+
 # The version of the tests: a hash of everything under bisect-tests/.
 tests_version() {
 	(cd "$KBRANCH_REPO" && find bisect-tests -type f -print0 | sort -z | xargs -0 sha256sum) |
