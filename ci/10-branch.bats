@@ -161,8 +161,15 @@ load helpers
 }
 
 @test "shell scripts pass shellcheck" {
-	run shellcheck -x "$KBRANCH" "$REPO"/branch-scripts/lib/*.sh "$REPO"/branch-scripts/cmd/* \
-		"$REPO"/ci/test "$REPO"/.ci/run
+	run shellcheck -x "$KBRANCH" "$REPO"/branch-scripts/lib/*.sh "$REPO"/branch-scripts/cmd/* "$REPO"/branch-scripts/lib/patatt "$REPO"/branch-scripts/lib/get-maintainer \
+		"$REPO"/ci/test "$REPO"/.ci/run "$REPO"/bisect-tests/run "$REPO"/bisect-tests/lib/*.sh
 	echo "$output"
 	[ "$status" -eq 0 ]
+}
+
+@test "the guest program is checkpatch clean" {
+	run "$KTREE/scripts/checkpatch.pl" --no-tree --strict -f "$REPO"/bisect-tests/guest/*.c
+	echo "$output"
+	[ "$status" -eq 0 ]
+	grep -q 'total: 0 errors, 0 warnings, 0 checks' <<<"$output"
 }

@@ -10,6 +10,23 @@ setup_file() {
 
 teardown() {
 	ktree checkout -q -f ext4-rename
+	ktree config --unset user.signingkey 2>/dev/null || true
+	[ -z "${GNUPGHOME:-}" ] || gpgconf --kill gpg-agent 2>/dev/null || true
+}
+
+# A throwaway signing key for one test: its own GNUPGHOME, and
+# user.signingkey in the kernel tree's config (teardown removes it).
+use_throwaway_key() {
+	export GNUPGHOME=$KBRANCH_CI_SCRATCH/gnupg.$BATS_TEST_NUMBER
+	rm -rf "$GNUPGHOME"
+	mkdir -m 700 -p "$GNUPGHOME"
+	gpg --batch --pinentry-mode loopback --passphrase '' \
+		--quick-gen-key 'CI Signer <ci-signer@localhost>' ed25519 sign 1d 2>/dev/null
+	ktree config user.signingkey "$(gpg --list-secret-keys --with-colons | awk -F: '/^fpr/ { print $10; exit }')"
+}
+
+patatt() {
+	(cd "$KTREE" && "$REPO/branch-scripts/lib/patatt" "$@")
 }
 
 # A scratch branch: one commit, made by a shell snippet, on ext4dev-base.
@@ -121,4 +138,47 @@ branch_with_commit() {
 	# The verify results travelled with the branch.
 	git -C "$fresh" notes --ref=kbranch show HEAD | grep -q 'kbranch-verify .* verdict=good'
 	rm -rf "$fresh"
+}
+
+@test "with a signing key, submit signs every message and the signatures cover the content" {
+	local out=$KBRANCH_WORK/outgoing tampered=$KBRANCH_CI_SCRATCH/tampered n
+	n=$(ktree rev-list --count ext4dev-base..ext4-rename)
+	use_throwaway_key
+	run "$KBRANCH" submit
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"signed $((n + 1)) messages with patatt"* ]]
+	# The cover letter too, after its base-commit line was corrected.
+	run patatt validate "$out"/*.eml
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c '^ *PASS |' <<<"$output")" -eq $((n + 1)) ]
+	rm -rf "$tampered"
+	cp -r "$out" "$tampered"
+	sed -i 's/^base-commit: .*/base-commit: 0000000000000000000000000000000000000000/' "$tampered"/0000-*.eml
+	run patatt validate "$tampered"/*.eml
+	echo "$output"
+	[ "$status" -ne 0 ]
+	grep -q '^BADSIG | .*0000-' <<<"$output"
+}
+
+@test "with a signing key, pull-request publishes a signed tag that verifies" {
+	local pub=$KBRANCH_CI_SCRATCH/signed-pub
+	ktree config kbranch.publish-url "$pub/ext4.git"
+	# Without a key the tag is annotated; once a key is set it is re-made signed.
+	KBRANCH_PREFLIGHT_BUILD=0 run "$KBRANCH" pull-request
+	[ "$status" -eq 0 ]
+	run git -C "$pub/ext4.git" verify-tag ext4-rename-for-next
+	[ "$status" -ne 0 ]
+	use_throwaway_key
+	KBRANCH_PREFLIGHT_BUILD=0 run "$KBRANCH" pull-request
+	echo "$output"
+	ktree config --unset kbranch.publish-url
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"tagged the tip ext4-rename-for-next (signed)"* ]]
+	run git -C "$pub/ext4.git" verify-tag --raw ext4-rename-for-next
+	echo "$output"
+	[ "$status" -eq 0 ]
+	grep -q "VALIDSIG $(ktree config user.signingkey)" <<<"$output"
+	[ "$(git -C "$pub/ext4.git" rev-parse ext4-rename-for-next^{commit})" = "$(ktree rev-parse ext4-rename)" ]
 }
