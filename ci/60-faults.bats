@@ -90,26 +90,52 @@ wait_bg() {
 	[ -z "$(ktree status --porcelain)" ]
 }
 
-# bisect-tests/run on the tip, killed with SIGKILL once $1 is under way.
-kill_run_during() {
-	local stage=$1 after=$2 log=$KBRANCH_CI_SCRATCH/kill-$1.log
+# kbranch verify of the base commit alone, sent signal $1 once the builtin
+# variant's $2 stage is under way ($3 seconds in).  SIGINT puts the tree
+# back at once; after SIGKILL the next run does.  Either way the next run
+# builds in the same build dir, boots and passes.
+interrupt_verify_during() {
+	local signal=$1 stage=$2 after=$3 log=$KBRANCH_CI_SCRATCH/$1-$2.log before
+	ktree branch -f kill-probe ext4dev-base
+	before=$(tree_state)
+	# Something to rebuild, so that a build is under way.
 	touch "$KTREE/fs/ext4/super.c"
-	start_and_wait_for "$log" "builtin: $stage (" bash -c 'cd "$0" && exec "$1"/bisect-tests/run' "$KTREE" "$REPO"
+	start_and_wait_for "$log" "builtin: $stage (" "$KBRANCH" verify --rerun --variant builtin --branch kill-probe
 	sleep "$after"
-	kill -KILL -- "-$BG_PID"
+	kill "-$signal" -- "-$BG_PID"
 	wait_bg
-	run bash -c 'cd "$0" && "$1"/bisect-tests/run' "$KTREE" "$REPO"
+	cat "$log"
+	[ "$BG_STATUS" -ne 0 ]
+	if [ "$signal" = INT ]; then
+		grep -q 'interrupted: putting .* back at ext4-rename' "$log"
+		[ "$(tree_state)" = "$before" ]
+		# An interrupted run judges nothing: no failed stage, no verdict.
+		grep -q 'bisect-tests: interrupted: no verdict for this commit' "$log"
+		! grep -qE 'failed|=fail|verdict=' "$log"
+	fi
+	run "$KBRANCH" verify --rerun --variant builtin --branch kill-probe
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[[ "$output" == *"verdict=good"* ]]
+	[ "$signal" = INT ] || [[ "$output" == *"recovered from an interrupted run"* ]]
+	grep -q '^ok 1 - .* \[builtin\] build=ok boot=ok checks=ok' <<<"$output"
+	[ "$(tree_state)" = "$before" ]
+	ktree branch -q -D kill-probe
 }
 
-@test "SIGKILL during a build: the next run rebuilds and passes" {
-	kill_run_during build 3
+@test "SIGKILL during a build: the next run recovers, rebuilds and passes" {
+	interrupt_verify_during KILL build 3
 }
 
-@test "SIGKILL during a boot: the next run boots and passes" {
-	kill_run_during boot 1
+@test "SIGINT during a build: the tree is put back, and the next run rebuilds and passes" {
+	interrupt_verify_during INT build 3
+}
+
+@test "SIGKILL during a boot: the next run recovers, boots and passes" {
+	interrupt_verify_during KILL boot 1
+}
+
+@test "SIGINT during a boot: the tree is put back, and the next run boots and passes" {
+	interrupt_verify_during INT boot 1
 }
 
 @test "series entries with spaces, shell metacharacters or ../ are refused" {

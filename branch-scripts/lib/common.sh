@@ -82,7 +82,10 @@ restore_head_on_exit() {
 	KBRANCH_ORIG=$(kgit symbolic-ref -q --short HEAD || kgit rev-parse HEAD)
 	printf '%s\n' "$KBRANCH_ORIG" >"$KBRANCH_WORK/head.state"
 	trap 'restore_head_now' EXIT
-	trap 'step "interrupted: putting $KTREE back at $KBRANCH_ORIG"; exit 130' INT TERM
+	# The trap can run while a command's output goes to a log: say it on
+	# the stderr kbranch started with.
+	exec {KBRANCH_STDERR}>&2
+	trap 'step "interrupted: putting $KTREE back at $KBRANCH_ORIG" 2>&"$KBRANCH_STDERR"; exit 130' INT TERM
 }
 
 restore_head_now() {
