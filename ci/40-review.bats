@@ -11,6 +11,8 @@ setup_file() {
 teardown() {
 	ktree checkout -q -f ext4-rename
 	ktree config --unset user.signingkey 2>/dev/null || true
+	ktree config --unset kbranch.publish-url 2>/dev/null || true
+	ktree config --unset kbranch.public-url 2>/dev/null || true
 	[ -z "${GNUPGHOME:-}" ] || gpgconf --kill gpg-agent 2>/dev/null || true
 }
 

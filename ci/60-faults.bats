@@ -31,10 +31,10 @@ start_and_wait_for() {
 	setsid env --default-signal=INT "$@" >"$log" 2>&1 &
 	BG_PID=$!
 	local i
-	for i in $(seq 1 600); do
+	for i in $(seq 1 1500); do
 		grep -q "$pattern" "$log" && return 0
 		kill -0 "$BG_PID" 2>/dev/null || break
-		sleep 0.5
+		sleep 0.2
 	done
 	echo "never saw '$pattern' in $log:"
 	cat "$log"
@@ -111,7 +111,7 @@ interrupt_verify_during() {
 		[ "$(tree_state)" = "$before" ]
 		# An interrupted run judges nothing: no failed stage, no verdict.
 		grep -q 'bisect-tests: interrupted: no verdict for this commit' "$log"
-		! grep -qE 'failed|=fail|verdict=' "$log"
+		[ -z "$(grep -E 'failed|=fail|verdict=' "$log" || true)" ]
 	fi
 	run "$KBRANCH" verify --rerun --variant builtin --branch kill-probe
 	echo "$output"
@@ -130,12 +130,13 @@ interrupt_verify_during() {
 	interrupt_verify_during INT build 3
 }
 
+# A boot takes about 2 s: signal it as soon as it starts.
 @test "SIGKILL during a boot: the next run recovers, boots and passes" {
-	interrupt_verify_during KILL boot 1
+	interrupt_verify_during KILL boot 0
 }
 
 @test "SIGINT during a boot: the tree is put back, and the next run boots and passes" {
-	interrupt_verify_during INT boot 1
+	interrupt_verify_during INT boot 0
 }
 
 @test "series entries with spaces, shell metacharacters or ../ are refused" {

@@ -25,7 +25,7 @@ config_of() {
 # Debian's own amd64 config for this kernel, written in the base's names.
 debian_config_at_base() {
 	local src=/usr/src/linux-config-6.1/config.amd64_none_amd64.xz
-	[ -f "$src" ] || die "no $src; install linux-config-6.1"
+	[ -f "$src" ] || { echo "no $src; install linux-config-6.1" >&2; return 1; }
 	xz -dc "$src" | sed -E 's/^(# )?CONFIG_EXT4_FS(_POSIX_ACL|_SECURITY)?([= ])/\1CONFIG_EXT4DEV_FS\2\3/'
 }
 
@@ -54,13 +54,17 @@ carried_olddefconfig() {
 }
 
 # Take carried config <source> to the checked-out commit.  Prints what it
-# keeps, or (and returns 1) what it lost and which way.
+# keeps; or what it lost and which way (returns 1); or why there is nothing
+# to carry (returns 128, a setup error: no verdict).
 carried_step() {
 	local source=$1 is_base=$2 dir want have way
 	dir=$(carry_dir)/$source
 	mkdir -p "$dir/stepped" "$dir/jumped"
 	if [ "$is_base" = 1 ]; then
-		carried_seed "$source" >"$dir/base.config" || { echo "cannot make its base config"; return 1; }
+		if ! carried_seed "$source" >"$dir/base.config" 2>"$dir/seed.log"; then
+			echo "cannot make its base config: $(tail -n 1 "$dir/seed.log")"
+			return 128
+		fi
 		cp "$dir/base.config" "$dir/stepped/.config"
 	fi
 	cp "$dir/base.config" "$dir/jumped/.config"
@@ -68,7 +72,11 @@ carried_step() {
 		carried_olddefconfig "$dir/$way" || { echo "olddefconfig failed (log: $dir/$way.log)"; return 1; }
 	done
 	have=$(carried_values "$dir/stepped/.config")
-	[ "$is_base" = 0 ] || printf '%s\n' "$have" >"$dir/want"
+	if [ "$is_base" = 1 ]; then
+		# A base config without ext4 would make every later check vacuous.
+		[[ "$have" != ext4=n* ]] || { echo "its base config has no ext4 ($have)"; return 128; }
+		printf '%s\n' "$have" >"$dir/want"
+	fi
 	want=$(cat "$dir/want")
 	for way in stepped jumped; do
 		have=$(carried_values "$dir/$way/.config")

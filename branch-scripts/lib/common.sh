@@ -82,10 +82,20 @@ restore_head_on_exit() {
 	KBRANCH_ORIG=$(kgit symbolic-ref -q --short HEAD || kgit rev-parse HEAD)
 	printf '%s\n' "$KBRANCH_ORIG" >"$KBRANCH_WORK/head.state"
 	trap 'restore_head_now' EXIT
-	# The trap can run while a command's output goes to a log: say it on
+	# A trap can run while a command's output goes to a log: say it on
 	# the stderr kbranch started with.
 	exec {KBRANCH_STDERR}>&2
-	trap 'step "interrupted: putting $KTREE back at $KBRANCH_ORIG" 2>&"$KBRANCH_STDERR"; exit 130' INT TERM
+	trap 'interrupted INT' INT
+	trap 'interrupted TERM' TERM
+}
+
+# Put HEAD back, then die of the same signal, so that whoever runs kbranch
+# (a shell loop, kbranch all) sees the interruption and stops as well.
+interrupted() {
+	step "interrupted: putting $KTREE back at $KBRANCH_ORIG" 2>&"$KBRANCH_STDERR"
+	restore_head_now
+	trap - EXIT "$1"
+	kill "-$1" "$$"
 }
 
 restore_head_now() {
