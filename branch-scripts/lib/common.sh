@@ -69,11 +69,24 @@ recover_interrupted() {
 	local state=$KBRANCH_WORK/head.state orig
 	[ -f "$state" ] && [ -d "$KTREE/.git" ] || return 0
 	orig=$(cat "$state")
+	clear_stale_git_locks
 	git -C "$KTREE" am --abort >/dev/null 2>&1 || true
 	git -C "$KTREE" checkout -q -f "$orig" >/dev/null 2>&1 ||
 		die "cannot put $KTREE back at $orig after an interrupted run; check it by hand"
 	rm -f "$state"
 	step "recovered from an interrupted run: $KTREE is back at $orig"
+}
+
+# A git killed in the middle of a command leaves its lock files (index.lock,
+# ORIG_HEAD.lock, refs/...lock) and every later git refuses to run.  Only
+# called after a killed run, under the work dir lock: nothing else of ours
+# is using the tree, so those locks are stale.
+clear_stale_git_locks() {
+	local lock
+	while IFS= read -r lock; do
+		rm -f "$lock"
+		step "removed ${lock#"$KTREE/"}, left by the interrupted run"
+	done < <(find "$KTREE/.git" -path "$KTREE/.git/objects" -prune -o -type f -name '*.lock' -print)
 }
 
 # Commands that check out other commits put HEAD back however they end;
