@@ -57,9 +57,11 @@ carried_olddefconfig() {
 # keeps; or what it lost and which way (returns 1); or why there is nothing
 # to carry (returns 128, a setup error: no verdict).
 carried_step() {
-	local source=$1 is_base=$2 dir want have way
+	local source=$1 is_base=$2 dir want have way ways=(stepped jumped)
 	dir=$(carry_dir)/$source
 	mkdir -p "$dir/stepped" "$dir/jumped"
+	# At the base both ways are the same olddefconfig: run it once.
+	[ "$is_base" = 0 ] || ways=(stepped)
 	if [ "$is_base" = 1 ]; then
 		if ! carried_seed "$source" >"$dir/base.config" 2>"$dir/seed.log"; then
 			echo "cannot make its base config: $(tail -n 1 "$dir/seed.log")"
@@ -68,7 +70,7 @@ carried_step() {
 		cp "$dir/base.config" "$dir/stepped/.config"
 	fi
 	cp "$dir/base.config" "$dir/jumped/.config"
-	for way in stepped jumped; do
+	for way in "${ways[@]}"; do
 		carried_olddefconfig "$dir/$way" || { echo "olddefconfig failed (log: $dir/$way.log)"; return 1; }
 	done
 	have=$(carried_values "$dir/stepped/.config")
@@ -78,7 +80,7 @@ carried_step() {
 		printf '%s\n' "$have" >"$dir/want"
 	fi
 	want=$(cat "$dir/want")
-	for way in stepped jumped; do
+	for way in "${ways[@]}"; do
 		have=$(carried_values "$dir/$way/.config")
 		[ "$have" = "$want" ] || { echo "$way from the base it has $have, the base config had $want"; return 1; }
 	done
