@@ -321,18 +321,85 @@ static size_t deny_acl(unsigned char *buf)
 	return 44;
 }
 
-/* Runs first: nothing has mounted ext4 yet, so the module is not loaded. */
+/* Run /sbin/modprobe or /sbin/rmmod (busybox) on @name; its exit status. */
+static int run_modutil(const char *tool, const char *name)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		execl(tool, tool, name, (char *)NULL);
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+/*
+ * The module tests run first, each leaving the module unloaded again:
+ * what users do by name (modprobe, /etc/modules), resolved in userspace
+ * through modules.alias, and what mount does with nothing loaded, through
+ * the kernel's request_module("fs-<type>").
+ */
+static void load_and_unload(struct __test_metadata *_metadata,
+			    const char *name)
+{
+	ASSERT_EQ(0, file_has_word("/proc/modules", ex.module)) {
+		TH_LOG("%s is loaded before modprobe %s", ex.module, name);
+	}
+	ASSERT_EQ(0, run_modutil("/sbin/modprobe", name)) {
+		TH_LOG("modprobe %s failed", name);
+	}
+	EXPECT_EQ(1, file_has_word("/proc/modules", ex.module)) {
+		TH_LOG("modprobe %s did not load %s", name, ex.module);
+	}
+	ASSERT_EQ(0, run_modutil("/sbin/rmmod", ex.module));
+}
+
+static void mount_autoloads(struct __test_metadata *_metadata,
+			    const char *type)
+{
+	ASSERT_EQ(0, file_has_word("/proc/modules", ex.module));
+	ASSERT_EQ(0, fs_registered(type));
+	ASSERT_EQ(0, mount_dev(FLAGGED_DEV, type)) {
+		TH_LOG("mount -t %s: %s", type, strerror(errno));
+	}
+	ASSERT_EQ(0, umount(MNT));
+	EXPECT_EQ(1, fs_registered(type));
+	EXPECT_EQ(1, file_has_word("/proc/modules", ex.module));
+}
+
+TEST(modprobe_by_the_module_name_loads_it)
+{
+	if (!strcmp(ex.module, "none"))
+		SKIP(return, "ext4 is built in");
+	load_and_unload(_metadata, ex.module);
+}
+
+TEST(modprobe_by_the_compat_name_loads_the_module)
+{
+	if (!strcmp(ex.module, "none") || !ex.compat)
+		SKIP(return, "built in, or no compat type declared or configured");
+	load_and_unload(_metadata, "ext4dev");
+}
+
+TEST(mounting_the_compat_type_loads_the_module_by_alias)
+{
+	if (!strcmp(ex.module, "none") || !ex.compat)
+		SKIP(return, "built in, or no compat type declared or configured");
+	mount_autoloads(_metadata, "ext4dev");
+	ASSERT_EQ(0, run_modutil("/sbin/rmmod", ex.module));
+}
+
+/* The module stays loaded for the tests that follow. */
 TEST(mounting_the_fs_type_loads_its_module_by_alias)
 {
 	if (!strcmp(ex.module, "none"))
 		SKIP(return, "ext4 is built in");
-	ASSERT_EQ(0, fs_registered(ex.fstype));
-	ASSERT_EQ(0, mount_dev(FLAGGED_DEV, ex.fstype)) {
-		TH_LOG("mount -t %s: %s", ex.fstype, strerror(errno));
-	}
-	ASSERT_EQ(0, umount(MNT));
-	EXPECT_EQ(1, fs_registered(ex.fstype));
-	EXPECT_EQ(1, file_has_word("/proc/modules", ex.module));
+	mount_autoloads(_metadata, ex.fstype);
 }
 
 /* Isolation: the kernel under test has no network at all. */
@@ -697,12 +764,59 @@ static int run_checks(int argc, char **argv)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
+/* The type of the last mount on @dir in /proc/mounts, or "none". */
+static void mount_type(const char *dir, char *type, size_t size)
+{
+	char line[256], d[128], t[32];
+	FILE *f = fopen("/proc/mounts", "r");
+
+	snprintf(type, size, "none");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%*s %127s %31s", d, t) == 2 && !strcmp(d, dir))
+			snprintf(type, size, "%s", t);
+	fclose(f);
+}
+
+/*
+ * Booted as /sbin/init of a root filesystem, with no initramfs and no
+ * rootfstype=: the kernel found the root's type by trying the registered
+ * block filesystem types in order.  Report the type it settled on and that
+ * order, for the host to judge, then reset.
+ */
+static void root_probe(void)
+{
+	char line[128], type[32], name[32];
+	FILE *f;
+
+	if (mount("proc", "/proc", "proc", 0, NULL))
+		printf("# ext4-checks: mount /proc: %s\n", strerror(errno));
+	mount_type("/", type, sizeof(type));
+	printf("# ext4-checks: root fstype=%s\n", type);
+	printf("# ext4-checks: block filesystems=");
+	f = fopen("/proc/filesystems", "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (strncmp(line, "nodev", 5) && sscanf(line, "%31s", name) == 1)
+			printf("%s ", name);
+	if (f)
+		fclose(f);
+	printf("\n# ext4-checks: end status=0\n");
+	tcdrain(STDOUT_FILENO);
+	reboot(RB_AUTOBOOT);
+}
+
 int main(int argc, char **argv)
 {
 	const char *failed;
 	int status = -1;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc > 1 && !strcmp(argv[1], "--root-probe")) {
+		root_probe();
+		for (;;)
+			pause();
+	}
 	mount_early();
 	/* Keep the kernel's info lines from interleaving with our KTAP. */
 	klogctl(SYSLOG_ACTION_CONSOLE_LEVEL, NULL, 5);

@@ -76,16 +76,58 @@ build_error_paths() {
 	} | sed "s|^$KTREE_DIR/||; s|^\\./||" | sort -u
 }
 
+# The files the series changes, from the series itself: every commit in
+# HEAD's history whose subject bisect-tests/expectations declares, except
+# the fixture (which is not part of the series).  Cached for the run.
+build_series_files() {
+	local table=$BT_DIR/expectations subjects line hash subject
+	if [ -z "${BT_SERIES_FILES+set}" ]; then
+		BT_SERIES_FILES=''
+		subjects=$(sed -n 's/^\([^#].*\) | .*/\1/p' "$table" | grep -v '^fixture:' || true)
+		line=$(git log --format='%H %s' -n 500 HEAD) || return 1
+		while read -r hash subject; do
+			grep -qxF -- "$subject" <<<"$subjects" || continue
+			BT_SERIES_FILES+=$(git diff-tree --no-commit-id --name-only -r "$hash")$'\n'
+		done <<<"$line"
+		BT_SERIES_FILES=$(printf '%s' "$BT_SERIES_FILES" | grep . | sort -u || true)
+	fi
+	printf '%s\n' "$BT_SERIES_FILES" | grep . || true
+}
+
 # A failure the series could have caused is bad; one located only in files
-# the series does not touch makes the commit untestable (skip).
+# the series does not touch makes the commit untestable (skip).  A file is
+# the series' when the series changes it, or when it sits beside C sources
+# the series changes (an error in inode.c can come from a changed acl.h).
+# A link error is blamed on the object's source.  With no series commit in
+# HEAD's history nothing can be placed outside it: bad.
 build_failure_is_ours() {
-	local path ours=0 located=0
+	local path series dirs ours=0 located=0
+	series=$(build_series_files)
+	[ -n "$series" ] || return 0
+	dirs=$(grep -E '\.[ch]$' <<<"$series" | xargs -r -n1 dirname | sort -u)
 	while IFS= read -r path; do
-		case $path in
-		'') ;;
-		fs/ext4/* | fs/Makefile | fs/Kconfig) ours=1 ;;
-		*) located=1 ;;
-		esac
+		[ -n "$path" ] || continue
+		located=1
+		path=${path%.o}
+		[ "$path" = "${path%.*}" ] && [[ "$path" != */Makefile && "$path" != */Kconfig && "$path" != Makefile ]] && path=$path.c
+		if grep -qxF -- "$path" <<<"$series" || grep -qxF -- "$(dirname "$path")" <<<"$dirs"; then
+			ours=1
+		fi
 	done < <(build_error_paths "$1")
 	[ "$ours" = 1 ] || [ "$located" = 0 ]
+}
+
+# A build that failed for the machine, not the commit: the reason, or
+# nothing.  These are setup problems (128), never a verdict.
+build_setup_problem() {
+	local log=$1
+	if grep -qE 'No space left on device' "$log"; then
+		echo "the disk is full (No space left on device)"
+	elif grep -qE 'Killed signal terminated program|cc1: out of memory|virtual memory exhausted' "$log"; then
+		echo "the compiler was killed (out of memory?): $(grep -m1 -E 'Killed signal|out of memory|memory exhausted' "$log")"
+	elif grep -qE '(flex|bison|bc|gcc|cc|perl|openssl): (command )?not found|No such file or directory.*(flex|bison|bc)$' "$log"; then
+		echo "a build tool is missing: $(grep -m1 -E 'not found|No such file' "$log")"
+	elif grep -qE 'gelf\.h: No such file|libelf\.h: No such file|openssl/[a-z]+\.h: No such file' "$log"; then
+		echo "a build library is missing: $(grep -m1 -E '\.h: No such file' "$log")"
+	fi
 }

@@ -17,6 +17,10 @@ expect_lookup() {
 	return 1
 }
 
+# root_ext4, root_testfs, rootlog and fsorder declare the root-probe boots
+# (lib/rootboot.sh); without them those boots are not run.
+BT_EXPECT_KEYS="kconfig module fstype compat testfs uses root_ext4 root_testfs rootlog fsorder"
+
 # The declared value of one key: expect fstype.
 expect() {
 	local var=EXPECT_$1
@@ -34,15 +38,14 @@ expect_load() {
 		decl=$(expect_lookup "$BT_DIR/expectations" <<<"$subjects") ||
 			die_setup "no expectations for HEAD: no subject in the last 500 commits is in $BT_DIR/expectations (set KBRANCH_EXPECT to override)"
 	fi
-	for key in kconfig module fstype compat testfs uses; do
+	for key in $BT_EXPECT_KEYS; do
 		printf -v "EXPECT_$key" '%s' ''
 	done
 	for pair in $decl; do
 		key=${pair%%=*}
-		case $key in
-		kconfig | module | fstype | compat | testfs | uses) printf -v "EXPECT_$key" '%s' "${pair#*=}" ;;
-		*) die_setup "unknown expectation key '$key' in: $decl" ;;
-		esac
+		[[ " $BT_EXPECT_KEYS " == *" $key "* ]] ||
+			die_setup "unknown expectation key '$key' in: $decl"
+		printf -v "EXPECT_$key" '%s' "${pair#*=}"
 	done
 	# Without a uses= declaration the build tests the kconfig= names.
 	[ -n "$EXPECT_uses" ] || EXPECT_uses="$(expect kconfig),$(expect kconfig),$(expect kconfig)"
@@ -55,6 +58,14 @@ expect_validate() {
 	expect_one_of "$1" fstype ext4dev ext4
 	expect_one_of "$1" compat none ext4dev
 	expect_one_of "$1" testfs all compat none
+	if [ -n "$(expect root_ext4)" ]; then
+		expect_one_of "$1" root_ext4 none ext4dev ext4
+		expect_one_of "$1" root_testfs none ext4dev ext4
+		[[ "$(expect rootlog)" =~ ^(none|testfs|deprecated)(,(testfs|deprecated))*$ ]] ||
+			die_setup "expectation rootlog='$(expect rootlog)' is not none or a list of testfs,deprecated (in: $1)"
+		[[ "$(expect fsorder)" =~ ^ext[a-z0-9]+(,ext[a-z0-9]+)*$ ]] ||
+			die_setup "expectation fsorder='$(expect fsorder)' is not a list of ext* types (in: $1)"
+	fi
 	[[ "$EXPECT_uses" =~ ^(EXT4DEV|EXT4),(EXT4DEV|EXT4),(EXT4DEV|EXT4)$ ]] ||
 		die_setup "expectation uses='$EXPECT_uses' is not FS,ACL,SEC of EXT4DEV|EXT4 (in: $1)"
 }

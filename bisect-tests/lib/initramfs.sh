@@ -51,6 +51,7 @@ initramfs_list() {
 	printf 'dir /bin 0755 0 0\ndir /sbin 0755 0 0\n'
 	printf 'file /bin/busybox %s 0755 0 0\n' "$(command -v busybox)"
 	printf 'slink /sbin/modprobe /bin/busybox 0777 0 0\n'
+	printf 'slink /sbin/rmmod /bin/busybox 0777 0 0\n'
 	initramfs_tree_list "$modroot"
 }
 

@@ -35,6 +35,19 @@ qemu_boot() {
 		</dev/null >"$rdir/console.log" 2>&1 8>&-
 }
 
+# A boot with @img as the root disk and no initramfs: the kernel probes
+# the root's type itself and runs the guest as /sbin/init --root-probe.
+qemu_boot_root() {
+	local variant=$1 img=$2 console=$3 accel
+	mapfile -t accel < <(qemu_accel)
+	timeout --foreground -k 5 "${KBRANCH_BOOT_TIMEOUT:-120}" qemu-system-x86_64 "${accel[@]}" \
+		-m 256 -nographic -no-reboot -nic none \
+		-kernel "$(build_dir "$variant")/arch/x86/boot/bzImage" \
+		-append 'console=ttyS0 panic=-1 root=/dev/vda ro -- --root-probe' \
+		-drive "file=$img,if=virtio,format=raw" \
+		</dev/null >"$console" 2>&1 8>&-
+}
+
 # Why a boot did not reach the end of the guest checks, or nothing if it did.
 qemu_failure() {
 	local rc=$1 console=$2

@@ -111,3 +111,81 @@ carry_oldconfig_advance() {
 	[ ! -f "$KBRANCH_WORK/build/oldconfig/.config" ] ||
 		cp "$KBRANCH_WORK/build/oldconfig/.config" "$(carry_oldconfig_file)"
 }
+
+# --- Configs neither gain nor lose on the way to the tip ---------------------
+# A config made fresh at commit k (the source's own config under k's names)
+# and carried to the tip must equal, in the ext4 family, the same config
+# made fresh at the tip; a difference is allowed only where
+# bisect-tests/compat-differences lists it for k.
+
+carry_family() {
+	grep -E '^(# )?CONFIG_(EXT[234]|EXT4DEV|JBD2|FS_MBCACHE|FS_POSIX_ACL)[A-Z0-9_]*[= ]' "$1" | sort || true
+}
+
+# Debian's config as a tester would make it at the checked-out commit: in
+# the names the commit's Kconfig has.
+debian_config_here() {
+	if [ "$(declared kconfig)" = EXT4DEV ]; then
+		debian_config_at_base
+	else
+		xz -dc /usr/src/linux-config-6.1/config.amd64_none_amd64.xz
+	fi
+}
+
+# Make <source>'s config fresh at the checked-out commit into dir $2.
+carry_fresh() {
+	local source=$1 out=$2
+	rm -rf "$out"
+	mkdir -p "$out"
+	case "$source" in
+	debian) debian_config_here >"$out/.config" && carried_olddefconfig "$out" ;;
+	*) bt_configure "$source" "$out/work" >>"$out.log" 2>&1 && cp "$out/work/build/$source/.config" "$out/.config" ;;
+	esac
+}
+
+# Is "<check> | <k> | <line>" listed in the reviewed differences?
+carry_allowed() {
+	local check=$1 k=$2 line=$3 c commits l
+	while IFS='|' read -r c commits l _; do
+		c=${c%% } l=${l# } l=${l% }
+		[[ "$c" == \#* || -z "$c" ]] && continue
+		if [ "$c" != "$check" ] || [ "$l" != "$line" ]; then
+			continue
+		fi
+		[[ ",${commits// /}," == *",$k,"* ]] && return 0
+	done <"$KBRANCH_REPO/bisect-tests/compat-differences"
+	return 1
+}
+
+# At every commit: record the fresh config.  At the tip: carry each earlier
+# one here and compare.  Prints each unlisted difference; returns 1 if any.
+carry_fresh_step() {
+	local source=$1 k=$2 is_tip=$3 dir f from line check bad=0
+	dir=$(carry_dir)/$source/fresh
+	# A new run starts at the base: no fresh config of an earlier run stays.
+	[ "$k" != 0 ] || rm -rf "$dir"
+	carry_fresh "$source" "$dir/$k" || { echo "cannot make the $source config fresh at commit $k (log: $dir/$k.log)"; return 1; }
+	[ "$is_tip" = 1 ] || return 0
+	for f in "$dir"/*/.config; do
+		from=$(basename "$(dirname "$f")")
+		if [ "$from" = "$k" ] || [[ ! "$from" =~ ^[0-9]+$ ]]; then
+			continue
+		fi
+		rm -rf "$dir/carried-$from"
+		mkdir -p "$dir/carried-$from"
+		cp "$f" "$dir/carried-$from/.config"
+		carried_olddefconfig "$dir/carried-$from" || { echo "olddefconfig failed (log: $dir/carried-$from.log)"; return 1; }
+		while IFS= read -r line; do
+			case $line in
+			'< '*) check=config-gained ;;
+			'> '*) check=config-lost ;;
+			*) continue ;;
+			esac
+			line=${line:2}
+			carry_allowed "$check" "$from" "$line" && continue
+			echo "made fresh at commit $from and carried to the tip, it ${check#config-}s '$line' (not in compat-differences)"
+			bad=1
+		done < <(diff <(carry_family "$dir/carried-$from/.config") <(carry_family "$dir/$k/.config") || true)
+	done
+	return "$bad"
+}

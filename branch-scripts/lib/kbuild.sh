@@ -58,3 +58,9 @@ kbuild_make() {
 	flock "$KBRANCH_WORK/build/lock" \
 		make -C "$KTREE" O="$(kbuild_dir)" ARCH=x86_64 CC="$cc" HOSTCC="${HOSTCC:-gcc}" -j"$(nproc)" "$@"
 }
+
+# One declared expectation of the checked-out commit: declared kconfig.
+declared() (
+	bt_load
+	expect "$1"
+)

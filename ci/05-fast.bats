@@ -1,0 +1,169 @@
+#!/usr/bin/env bats
+# shellcheck disable=SC2154 # $status, $output: set by bats' run
+# The fast tier: every verdict path of bisect-tests judged on canned build
+# logs and consoles (ci/canned/), with no kernel built or booted.  Runs
+# first, in seconds.
+
+load helpers
+
+CANNED=$BATS_TEST_DIRNAME/canned
+
+setup() {
+	BT=$REPO/bisect-tests
+	# shellcheck source=bisect-tests/lib/common.sh
+	source "$BT/lib/common.sh"
+	# shellcheck source=bisect-tests/lib/expect.sh
+	source "$BT/lib/expect.sh"
+	# shellcheck source=bisect-tests/lib/build.sh
+	source "$BT/lib/build.sh"
+	# shellcheck source=bisect-tests/lib/qemu.sh
+	source "$BT/lib/qemu.sh"
+	# shellcheck source=bisect-tests/lib/ktap.sh
+	source "$BT/lib/ktap.sh"
+	# shellcheck source=bisect-tests/lib/rootboot.sh
+	source "$BT/lib/rootboot.sh"
+	# shellcheck source=bisect-tests/lib/verdict.sh
+	source "$BT/lib/verdict.sh"
+	# The tree the canned build logs were written in.
+	KTREE_DIR=/root/.cache/kbranch/linux
+	# What the series changes, as build_series_files would find it.
+	BT_SERIES_FILES=$(printf '%s\n' fs/Kconfig fs/Makefile fs/ext4/Kconfig fs/ext4/Makefile \
+		fs/ext4/acl.h fs/ext4/super.c scripts/selinux/mdp/mdp.c arch/arm64/configs/defconfig)
+}
+
+# Declare the tip of the series, as bisect-tests/expectations does.
+declare_tip() {
+	KBRANCH_EXPECT="$(sed -n 's/^ext4: stop requiring the test_fs flag to mount ext4 | //p' "$BT/expectations")" expect_load
+}
+
+declare_base() {
+	KBRANCH_EXPECT="$(sed -n 's/^fixture: recreate the ext4dev-era ext4 on the packaged tree | //p' "$BT/expectations")" expect_load
+}
+
+@test "verdicts: ok/ok/ok is good, a failed stage is bad, a skipped build is skip" {
+	[ "$(verdict_of ok ok ok)" = good ]
+	[ "$(verdict_of ok fail skip)" = bad ]
+	[ "$(verdict_of ok ok fail)" = bad ]
+	[ "$(verdict_of fail skip skip)" = bad ]
+	[ "$(verdict_of skip skip skip)" = skip ]
+	run verdict_result builtin ok ok ok 3
+	[ "$status" -eq 0 ] && [[ "$output" == *"verdict=good" ]]
+	run verdict_result builtin skip skip skip 3
+	[ "$status" -eq 125 ]
+	run verdict_result builtin ok fail skip 3
+	[ "$status" -eq 1 ]
+	run verdict_combine 0 125 1 0
+	[ "$status" -eq 1 ]
+	run verdict_combine 0 125 0
+	[ "$status" -eq 125 ]
+}
+
+@test "build failure in a file the series changes is bad" {
+	build_failure_is_ours "$CANNED/build-error-ext4-super.log"
+}
+
+@test "build failure beside a C file the series changes (fs/ext4/inode.c) is bad" {
+	build_failure_is_ours "$CANNED/build-error-ext4-inode.log"
+}
+
+@test "build failure in scripts/selinux/mdp/mdp.c, which the series changes, is bad" {
+	build_failure_is_ours "$CANNED/build-error-mdp.log"
+}
+
+@test "link error in an object of a changed file is bad" {
+	build_failure_is_ours "$CANNED/build-link-error-ext4.log"
+}
+
+@test "build failure only in a file the series does not change is a skip, with its reason" {
+	run build_failure_is_ours "$CANNED/build-error-elsewhere.log"
+	[ "$status" -eq 1 ]
+	[ -z "$(build_setup_problem "$CANNED/build-error-elsewhere.log")" ]
+}
+
+@test "a build failure that names no file is bad" {
+	build_failure_is_ours "$CANNED/build-error-unplaced.log"
+}
+
+@test "setup problems in a build log are named: full disk, OOM-killed compiler, missing tool, missing library" {
+	[[ "$(build_setup_problem "$CANNED/build-disk-full.log")" == "the disk is full"* ]]
+	[[ "$(build_setup_problem "$CANNED/build-oom.log")" == "the compiler was killed"* ]]
+	[[ "$(build_setup_problem "$CANNED/build-no-flex.log")" == "a build tool is missing"* ]]
+	[[ "$(build_setup_problem "$CANNED/build-no-libelf.log")" == "a build library is missing"* ]]
+	[ -z "$(build_setup_problem "$CANNED/build-error-ext4-super.log")" ]
+}
+
+@test "a console that reaches the guest's end marker is no boot failure" {
+	[ -z "$(qemu_failure 0 "$CANNED/console-good.log")" ]
+}
+
+@test "a boot that times out is a hang" {
+	[[ "$(qemu_failure 124 "$CANNED/console-hang.log")" == "hung: "* ]]
+}
+
+@test "a kernel panic is named with its line" {
+	[[ "$(qemu_failure 0 "$CANNED/console-panic.log")" == "kernel panic: "*"Kernel panic"* ]]
+}
+
+@test "guest checks: all ok passes; one not ok fails; a run cut short fails" {
+	ktap_guest "$CANNED/console-good.log" >"$BATS_TEST_TMPDIR/good.ktap"
+	ktap_guest_ok "$BATS_TEST_TMPDIR/good.ktap"
+	ktap_guest "$CANNED/console-guest-fail.log" >"$BATS_TEST_TMPDIR/fail.ktap"
+	run ktap_guest_ok "$BATS_TEST_TMPDIR/fail.ktap"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"guest check failed: not ok"* ]]
+	ktap_guest "$CANNED/console-hang.log" >"$BATS_TEST_TMPDIR/short.ktap"
+	run ktap_guest_ok "$BATS_TEST_TMPDIR/short.ktap"
+	[ "$status" -eq 1 ]
+}
+
+@test "root probe: the packaged kernel's behaviour at the tip is good" {
+	declare_tip
+	local seen
+	seen=$(rootboot_observed "$CANNED/root-testfs-ext4.console")
+	[ "$seen" = "type=ext4 order=ext3,ext2,ext4,ext4dev lines=none" ]
+	rootboot_judge testfs "$seen" 1
+}
+
+@test "root probe: ext4dev registered before ext4 mounts a test_fs root as ext4dev, and is bad" {
+	declare_tip
+	local seen
+	seen=$(rootboot_observed "$CANNED/root-testfs-v1-tip.console")
+	[[ "$seen" == "type=ext4dev order=ext3,ext2,ext4dev,ext4 lines=deprecated" ]]
+	run rootboot_judge testfs "$seen" 1
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"mounted as ext4dev, declared ext4"* ]]
+	[[ "$output" == *"declared ext3,ext2,ext4,ext4dev"* ]]
+	[[ "$output" == *"deprecated line"* ]]
+}
+
+@test "root probe: an ext2 root the base cannot mount is bad" {
+	declare_base
+	local seen
+	seen=$(rootboot_observed "$CANNED/root-ext2-v1-base.console")
+	[[ "$seen" == "type=none "* ]]
+	run rootboot_judge ext2 "$seen" 0
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"root ext2: mounted as none, declared ext2"* ]]
+}
+
+@test "root probe: without ext4dev configured, the declared order drops it" {
+	declare_tip
+	[ "$(rootboot_want_order 0)" = ext3,ext2,ext4 ]
+	[ "$(rootboot_want_order 1)" = ext3,ext2,ext4,ext4dev ]
+	declare_base
+	[ "$(rootboot_want_order 0)" = ext3,ext2,ext4dev ]
+}
+
+@test "a missing tool is a setup error (128) before anything is built" {
+	local tree=$BATS_TEST_TMPDIR/tree bin=$BATS_TEST_TMPDIR/bin tool
+	mkdir -p "$tree/fs/ext4" "$bin"
+	touch "$tree/Makefile"
+	git -C "$tree" init -q
+	# A PATH with everything run needs except QEMU.
+	for tool in git make timeout mke2fs e2fsck debugfs depmod python3 flock bash sed grep cat dirname; do
+		ln -s "$(command -v "$tool")" "$bin/$tool"
+	done
+	run env PATH="$bin" bash -c 'cd "$1" && "$2"' _ "$tree" "$BT/run"
+	[ "$status" -eq 128 ]
+	[[ "$output" == *"qemu-system-x86_64 is missing"* ]]
+}
