@@ -4,11 +4,29 @@
 
 load helpers
 
+# Who runs submit and pull-request here: they sign off as the kernel tree's
+# user.name/user.email, never as the patches' placeholder author.
+RUNNER_NAME='Tess Tester'
+RUNNER_EMAIL=tess@kernel.test
+RUNNER="$RUNNER_NAME <$RUNNER_EMAIL>"
+
+runner_identity() {
+	ktree config user.name "$RUNNER_NAME"
+	ktree config user.email "$RUNNER_EMAIL"
+}
+
 setup_file() {
 	ensure_applied
+	runner_identity
+}
+
+teardown_file() {
+	ktree config --unset user.name || true
+	ktree config --unset user.email || true
 }
 
 teardown() {
+	runner_identity
 	ktree checkout -q -f ext4-rename
 	ktree config --unset user.signingkey 2>/dev/null || true
 	ktree config --unset kbranch.publish-url 2>/dev/null || true
@@ -82,7 +100,7 @@ branch_with_commit() {
 	[ "$status" -eq 0 ]
 }
 
-@test "submit writes a b4 thread: a cover letter and one reply per patch, with the base commit" {
+@test "submit writes a b4 thread: a cover letter and one reply per patch, with the base commit and the sender's Signed-off-by" {
 	local out=$KBRANCH_WORK/outgoing n
 	n=$(ktree rev-list --count ext4dev-base..ext4-rename)
 	run "$KBRANCH" submit
@@ -101,6 +119,10 @@ branch_with_commit() {
 		msg=$(ls "$out"/000"$i"-*)
 		grep -q "^Subject: \[PATCH $i/$n\]" "$msg"
 		grep -qx "In-Reply-To: $cover_id" "$msg"
+		# The sender's Signed-off-by, once, after the patch's own.
+		[ "$(sed -n '/^---$/q; /^Signed-off-by: /p' "$msg" | tail -n 1)" = "Signed-off-by: $RUNNER" ]
+		[ "$(grep -cxF "Signed-off-by: $RUNNER" "$msg")" -eq 1 ]
+		grep -qxF "Signed-off-by: $(ktree log -1 --format='%an <%ae>' "ext4-rename~$((n - i))")" "$msg"
 	done
 	# No cover-letter commit was added to the branch that gets published.
 	[ "$(ktree rev-list --count ext4dev-base..ext4-rename)" -eq "$n" ]
@@ -140,6 +162,30 @@ branch_with_commit() {
 	# The verify results travelled with the branch.
 	git -C "$fresh" notes --ref=kbranch show HEAD | grep -q 'kbranch-verify .* verdict=good'
 	rm -rf "$fresh"
+}
+
+@test "pull-request publishes the branch committed and signed off by the sender, and leaves ext4-rename alone" {
+	local pub=$KBRANCH_CI_SCRATCH/sob-pub branch tip orig copy base
+	branch=$(ktree rev-parse ext4-rename)
+	base=$(ktree rev-parse "ext4dev-base^{commit}")
+	ktree config kbranch.publish-url "$pub/ext4.git"
+	KBRANCH_PREFLIGHT_BUILD=0 run "$KBRANCH" pull-request
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(ktree rev-parse ext4-rename)" = "$branch" ]
+	tip=$(git -C "$pub/ext4.git" rev-parse ext4-rename)
+	[ "$(git -C "$pub/ext4.git" rev-parse "ext4-rename-for-next^{commit}")" = "$tip" ]
+	[ "$(git -C "$pub/ext4.git" for-each-ref --format='%(taggername) %(taggeremail)' refs/tags/ext4-rename-for-next)" = "$RUNNER" ]
+	[ "$(ktree rev-list --count "$base..$tip")" -eq "$(ktree rev-list --count "$base..$branch")" ]
+	# Commit by commit: the same tree, author and message, with the sender
+	# as committer and their Signed-off-by last, once.
+	while read -r orig copy; do
+		[ "$(ktree rev-parse "$copy^{tree}")" = "$(ktree rev-parse "$orig^{tree}")" ]
+		[ "$(ktree log -1 --format='%an <%ae> %ad' "$copy")" = "$(ktree log -1 --format='%an <%ae> %ad' "$orig")" ]
+		[ "$(ktree log -1 --format='%cn <%ce>' "$copy")" = "$RUNNER" ]
+		[ "$(ktree log -1 --format=%B "$copy")" = "$(ktree log -1 --format=%B "$orig")"$'\n'"Signed-off-by: $RUNNER" ]
+	done < <(paste -d ' ' <(ktree rev-list "$base..$branch") <(ktree rev-list "$base..$tip"))
+	grep -qF "$RUNNER" "$KBRANCH_WORK/pull-request.txt"
 }
 
 @test "with a signing key, submit signs every message and the signatures cover the content" {
@@ -182,5 +228,67 @@ branch_with_commit() {
 	echo "$output"
 	[ "$status" -eq 0 ]
 	grep -q "VALIDSIG $(ktree config user.signingkey)" <<<"$output"
-	[ "$(git -C "$pub/ext4.git" rev-parse ext4-rename-for-next^{commit})" = "$(ktree rev-parse ext4-rename)" ]
+	[ "$(git -C "$pub/ext4.git" rev-parse "ext4-rename-for-next^{commit}")" = "$(git -C "$pub/ext4.git" rev-parse ext4-rename)" ]
+	[ "$(git -C "$pub/ext4.git" rev-parse "ext4-rename-for-next^{tree}")" = "$(ktree rev-parse "ext4-rename^{tree}")" ]
+}
+
+# Not even the machine's global identity: as for someone who never set one.
+no_identity() {
+	export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
+	ktree config --unset user.email
+}
+
+# The author the patches carry, the project's placeholder.
+placeholder_identity() {
+	local patches=("$REPO"/patches/*.patch) info
+	info=$(git mailinfo /dev/null /dev/null <"${patches[0]}")
+	PLACEHOLDER_EMAIL=$(sed -n 's/^Email: //p' <<<"$info")
+	[ -n "$PLACEHOLDER_EMAIL" ]
+	ktree config user.name "$(sed -n 's/^Author: //p' <<<"$info")"
+	ktree config user.email "$PLACEHOLDER_EMAIL"
+}
+
+# shellcheck disable=SC2154 # $stderr: set by bats' run in must_fail_with_one_line
+@test "submit refuses, in one line, when user.email is not set" {
+	no_identity
+	local before
+	before=$(tree_state)
+	must_fail_with_one_line "$KBRANCH" submit
+	echo "$stderr"
+	grep -q '^kbranch: user.email is not set' <<<"$stderr"
+	[ "$(tree_state)" = "$before" ]
+}
+
+@test "pull-request refuses, in one line, when user.email is not set" {
+	local pub=$KBRANCH_CI_SCRATCH/refused-pub before
+	ktree config kbranch.publish-url "$pub/ext4.git"
+	no_identity
+	before=$(tree_state)
+	KBRANCH_PREFLIGHT_BUILD=0 must_fail_with_one_line "$KBRANCH" pull-request
+	echo "$stderr"
+	grep -q '^kbranch: user.email is not set' <<<"$stderr"
+	[ "$(tree_state)" = "$before" ]
+	[ ! -e "$pub" ]
+}
+
+@test "submit refuses, in one line, when user.email is the patches' placeholder author" {
+	placeholder_identity
+	local before
+	before=$(tree_state)
+	must_fail_with_one_line "$KBRANCH" submit
+	echo "$stderr"
+	grep -qF "user.email $PLACEHOLDER_EMAIL (git config in $KTREE) is a no-reply placeholder" <<<"$stderr"
+	[ "$(tree_state)" = "$before" ]
+}
+
+@test "pull-request refuses, in one line, when user.email is the patches' placeholder author" {
+	local pub=$KBRANCH_CI_SCRATCH/refused-pub before
+	ktree config kbranch.publish-url "$pub/ext4.git"
+	placeholder_identity
+	before=$(tree_state)
+	KBRANCH_PREFLIGHT_BUILD=0 must_fail_with_one_line "$KBRANCH" pull-request
+	echo "$stderr"
+	grep -qF "user.email $PLACEHOLDER_EMAIL (git config in $KTREE) is a no-reply placeholder" <<<"$stderr"
+	[ "$(tree_state)" = "$before" ]
+	[ ! -e "$pub" ]
 }
