@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# shellcheck disable=SC2154 # $status, $output: set by bats' run
+# shellcheck disable=SC2154,SC2034 # $status, $output: set by bats' run; globals read by the sourced libs
 # The fast tier: every verdict path of bisect-tests judged on canned build
 # logs and consoles (ci/canned/), with no kernel built or booted.  Runs
 # first, in seconds.
@@ -163,7 +163,51 @@ declare_base() {
 	for tool in git make timeout mke2fs e2fsck debugfs depmod python3 flock bash sed grep cat dirname; do
 		ln -s "$(command -v "$tool")" "$bin/$tool"
 	done
+	# shellcheck disable=SC2016 # expanded by the inner bash
 	run env PATH="$bin" bash -c 'cd "$1" && "$2"' _ "$tree" "$BT/run"
 	[ "$status" -eq 128 ]
 	[[ "$output" == *"qemu-system-x86_64 is missing"* ]]
+}
+
+@test "QEMU is given only the run's images, kernel and initramfs, and no network" {
+	local bin=$BATS_TEST_TMPDIR/bin args=$BATS_TEST_TMPDIR/qemu.args f
+	KBRANCH_WORK=$BATS_TEST_TMPDIR/work
+	source "$BT/lib/images.sh"
+	mkdir -p "$bin" "$(run_dir builtin)"
+	# A stand-in that records its command line: what QEMU would be given.
+	printf '#!/bin/sh\nprintf "%%s\\n" "$@" >>"%s"\n' "$args" >"$bin/qemu-system-x86_64"
+	chmod +x "$bin/qemu-system-x86_64"
+	PATH=$bin:$PATH qemu_boot builtin
+	PATH=$bin:$PATH qemu_boot_root builtin "$(run_dir builtin)/root-ext4.img" "$(run_dir builtin)/root.console"
+	grep -qx -- '-nic' "$args"
+	[ "$(grep -cx -- 'none' "$args")" -eq 2 ]
+	[ "$(grep -c '^file=' "$args")" -eq $((3 + $(images_hostile_disks) + 1)) ]
+	while IFS= read -r f; do
+		[[ "$f" == "file=$(run_dir builtin)/"* ]] || { echo "outside the run dir: $f"; return 1; }
+	done < <(grep '^file=' "$args")
+	grep -qx "$(build_dir builtin)/arch/x86/boot/bzImage" "$args"
+	grep -qx "$(run_dir builtin)/initramfs.cpio" "$args"
+	[ "$(grep -c '^/' "$args")" -eq 3 ]
+}
+
+# README's claims name the tests that back them: ci/<file> «test name».
+readme_refs() {
+	tr '\n' ' ' <"$REPO/README.md" | tr -s ' ' | grep -oE 'ci/[0-9a-z-]+\.bats «[^»]*»'
+}
+
+@test "README: every faults row and every exit code names a test, and every named test exists" {
+	local ref file name row bad=0
+	while IFS= read -r row; do
+		[[ "$row" == *'ci/'*'.bats «'* ]] || { echo "faults row without a test: $row"; bad=1; }
+	done < <(sed -n '/^## Faults and bad input/,$p' "$REPO/README.md" | grep '^| ' | grep -v '^| fault or bad input')
+	while IFS= read -r row; do
+		[[ "$row" == *'ci/'*'.bats «'* ]] || { echo "exit code without a test: $row"; bad=1; }
+	done < <(awk '/^- `(0|125|128|130)`/ { if (b) print b; b = $0; next }
+		b && /^  / { b = b " " $0; next } b { print b; b = "" }' "$REPO/README.md")
+	[ "$(readme_refs | wc -l)" -gt 30 ]
+	while IFS= read -r ref; do
+		file=${ref%% «*} name=${ref#* «} name=${name%»}
+		grep -qF "@test \"$name\"" "$REPO/$file" || { echo "no such test: $ref"; bad=1; }
+	done < <(readme_refs)
+	[ "$bad" = 0 ]
 }

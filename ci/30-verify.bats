@@ -14,18 +14,23 @@ setup_file() {
 }
 
 @test "kbranch verify passes every commit from ext4dev-base to the tip in every variant" {
-	local before
+	local before modules
 	before=$(tree_state)
+	modules=$(cut -d' ' -f1 /proc/modules | sort)
 	run "$KBRANCH" verify 2> >(progress)
 	# It never changes the kernel tree; it only checks commits out and back.
 	[ "$(tree_state)" = "$before" ]
+	# Nothing was loaded into the machine's own kernel.
+	[ "$(cut -d' ' -f1 /proc/modules | sort)" = "$modules" ]
 	echo "$output" >"$KBRANCH_CI_SCRATCH/verify.tap"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	local commits
 	commits=$(( $(ktree rev-list --count ext4dev-base..ext4-rename) + 1 ))
-	# builtin, module, minimal, oldconfig and three carried configs at each commit
-	[ "$(grep -c '^ok ' <<<"$output")" -eq $((commits * 7)) ]
+	# the packaged reference in builtin, module and minimal; then builtin,
+	# module, minimal, oldconfig and three carried configs at each commit
+	[ "$(grep -c '^ok ' <<<"$output")" -eq $((3 + commits * 7)) ]
+	[ "$(grep -c '^ok [0-9]* - [0-9a-f]* Import linux-source' <<<"$output")" -eq 3 ]
 	[ "$(grep -c '^not ok' <<<"$output")" -eq 0 ]
 }
 

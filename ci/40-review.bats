@@ -109,7 +109,7 @@ branch_with_commit() {
 	[ "$(ls "$out" | wc -l)" -eq $((n + 1)) ]
 	local cover cover_id
 	cover=$(ls "$out"/0000-*)
-	grep -q "^Subject: \[PATCH 0/$n\] ext4: rename ext4dev to ext4" "$cover"
+	grep -q "^Subject: \[PATCH v2 0/$n\] ext4: rename ext4dev to ext4" "$cover"
 	grep -q "^base-commit: $(ktree rev-parse ext4dev-base^{commit})\$" "$cover"
 	grep -qi '^To: .*tytso@mit.edu' "$cover" || grep -qi 'tytso@mit.edu' "$cover"
 	cover_id=$(sed -n 's/^Message-Id: //Ip' "$cover")
@@ -117,7 +117,7 @@ branch_with_commit() {
 	for i in $(seq 1 "$n"); do
 		local msg
 		msg=$(ls "$out"/000"$i"-*)
-		grep -q "^Subject: \[PATCH $i/$n\]" "$msg"
+		grep -q "^Subject: \[PATCH v2 $i/$n\]" "$msg"
 		grep -qx "In-Reply-To: $cover_id" "$msg"
 		# The sender's Signed-off-by, once, after the patch's own.
 		[ "$(sed -n '/^---$/q; /^Signed-off-by: /p' "$msg" | tail -n 1)" = "Signed-off-by: $RUNNER" ]

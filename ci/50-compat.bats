@@ -14,7 +14,8 @@ load helpers
 	grep -qx 'CONFIG_EXT4_FS=y' "$carried"
 	grep -qx 'CONFIG_EXT4_FS_POSIX_ACL=y' "$carried"
 	grep -qx 'CONFIG_EXT4_FS_SECURITY=y' "$carried"
-	grep -qx 'CONFIG_EXT4DEV_COMPAT=y' "$carried"
+	# The compat type is off unless chosen, even for configs with the old names.
+	grep -qx '# CONFIG_EXT4DEV_COMPAT is not set' "$carried"
 	# ... and it started with the old ones only.
 	grep -qx 'CONFIG_EXT4DEV_FS=y' "$KBRANCH_WORK/carry/seed/build/builtin/.config"
 	run grep -q '^CONFIG_EXT4_FS=' "$KBRANCH_WORK/carry/seed/build/builtin/.config"
@@ -60,8 +61,9 @@ load helpers
 	[ "$status" -eq 0 ]
 	grep -q '^ok [0-9]* global.the_compat_type_mounts_the_flagged_image_and_warns$' "$ktap"
 	grep -qi 'ext4dev.*deprecated' "$KBRANCH_WORK/runs/builtin/console.log"
-	# fs-ext4dev is a module alias of ext4.ko
+	# fs-ext4dev (mount) and ext4dev (modprobe) are module aliases of ext4.ko
 	modinfo -F alias "$KBRANCH_WORK/build/module/fs/ext4/ext4.ko" | grep -qx 'fs-ext4dev'
+	modinfo -F alias "$KBRANCH_WORK/build/module/fs/ext4/ext4.ko" | grep -qx 'ext4dev'
 }
 
 @test "every verdict is a git note keyed by tree, variant and tests version" {

@@ -7,6 +7,10 @@
  * console) in a child, writes the crash image and resets the machine
  * without unmounting it.  As PID 1 it never returns.
  *
+ * With --root-probe it is instead /sbin/init of a root filesystem the
+ * kernel mounted by probing its type: it reports that type and the
+ * registered block filesystem types, and resets (see lib/rootboot.sh).
+ *
  * Disks: /dev/vda is an ext4 image with the test_fs flag, /dev/vdb one
  * without, /dev/vdc the crash image; the damaged (hostile) images follow,
  * named in /expect.  The files and xattrs left on /dev/vda and the pattern
@@ -785,23 +789,31 @@ static void mount_type(const char *dir, char *type, size_t size)
  * block filesystem types in order.  Report the type it settled on and that
  * order, for the host to judge, then reset.
  */
-static void root_probe(void)
+/* The block filesystem types, in registration order, on one line. */
+static void print_block_filesystems(void)
 {
-	char line[128], type[32], name[32];
-	FILE *f;
+	char line[128], name[32];
+	FILE *f = fopen("/proc/filesystems", "r");
 
-	if (mount("proc", "/proc", "proc", 0, NULL))
-		printf("# ext4-checks: mount /proc: %s\n", strerror(errno));
-	mount_type("/", type, sizeof(type));
-	printf("# ext4-checks: root fstype=%s\n", type);
 	printf("# ext4-checks: block filesystems=");
-	f = fopen("/proc/filesystems", "r");
 	while (f && fgets(line, sizeof(line), f))
 		if (strncmp(line, "nodev", 5) && sscanf(line, "%31s", name) == 1)
 			printf("%s ", name);
 	if (f)
 		fclose(f);
-	printf("\n# ext4-checks: end status=0\n");
+	printf("\n");
+}
+
+static void root_probe(void)
+{
+	char type[32];
+
+	if (mount("proc", "/proc", "proc", 0, NULL))
+		printf("# ext4-checks: mount /proc: %s\n", strerror(errno));
+	mount_type("/", type, sizeof(type));
+	printf("# ext4-checks: root fstype=%s\n", type);
+	print_block_filesystems();
+	printf("# ext4-checks: end status=0\n");
 	tcdrain(STDOUT_FILENO);
 	reboot(RB_AUTOBOOT);
 }
@@ -821,6 +833,7 @@ int main(int argc, char **argv)
 	/* Keep the kernel's info lines from interleaving with our KTAP. */
 	klogctl(SYSLOG_ACTION_CONSOLE_LEVEL, NULL, 5);
 	printf("# ext4-checks: begin\n");
+	print_block_filesystems();
 	if (load_expect("/expect"))
 		printf("# ext4-checks: /expect missing or incomplete\n");
 	else

@@ -8,7 +8,8 @@ expect_lookup() {
 	while IFS= read -r subject; do
 		while IFS= read -r line; do
 			case $line in '#'* | '') continue ;; esac
-			if [ "${line% | *}" = "$subject" ]; then
+			# shellcheck disable=SC2053 # the table's subject may be a glob
+			if [[ "$subject" == ${line% | *} ]]; then
 				printf '%s\n' "${line##* | }"
 				return 0
 			fi
@@ -19,7 +20,9 @@ expect_lookup() {
 
 # root_ext4, root_testfs, rootlog and fsorder declare the root-probe boots
 # (lib/rootboot.sh); without them those boots are not run.
-BT_EXPECT_KEYS="kconfig module fstype compat testfs uses root_ext4 root_testfs rootlog fsorder"
+# step: the commit's place in the series (0 the fixture, packaged the
+# packaged import), which bisect-tests/compat-differences refers to.
+BT_EXPECT_KEYS="kconfig module fstype compat testfs uses root_ext4 root_testfs rootlog fsorder step"
 
 # The declared value of one key: expect fstype.
 expect() {

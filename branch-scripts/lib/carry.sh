@@ -160,7 +160,7 @@ carry_allowed() {
 # At every commit: record the fresh config.  At the tip: carry each earlier
 # one here and compare.  Prints each unlisted difference; returns 1 if any.
 carry_fresh_step() {
-	local source=$1 k=$2 is_tip=$3 dir f from line check bad=0
+	local source=$1 k=$2 is_tip=$3 dir f from line bad=0
 	dir=$(carry_dir)/$source/fresh
 	# A new run starts at the base: no fresh config of an earlier run stays.
 	[ "$k" != 0 ] || rm -rf "$dir"
@@ -175,15 +175,13 @@ carry_fresh_step() {
 		mkdir -p "$dir/carried-$from"
 		cp "$f" "$dir/carried-$from/.config"
 		carried_olddefconfig "$dir/carried-$from" || { echo "olddefconfig failed (log: $dir/carried-$from.log)"; return 1; }
+		# Only what is switched on counts: an option that did not exist
+		# at commit k is missing from its config, not lost.
 		while IFS= read -r line; do
-			case $line in
-			'< '*) check=config-gained ;;
-			'> '*) check=config-lost ;;
-			*) continue ;;
-			esac
+			[[ "$line" == '< CONFIG_'* ]] || continue
 			line=${line:2}
-			carry_allowed "$check" "$from" "$line" && continue
-			echo "made fresh at commit $from and carried to the tip, it ${check#config-}s '$line' (not in compat-differences)"
+			carry_allowed config-gained "$from" "$line" && continue
+			echo "made fresh at commit $from and carried to the tip, it gains '$line', which the same config made at the tip lacks (not in compat-differences)"
 			bad=1
 		done < <(diff <(carry_family "$dir/carried-$from/.config") <(carry_family "$dir/$k/.config") || true)
 	done

@@ -1,0 +1,104 @@
+# shellcheck shell=bash
+# What a user of this kernel observes, written down so that it can be
+# compared with what the packaged kernel shows (--against-packaged):
+#   log: the kernel's ext4, jbd2 and VFS lines from every boot of the run,
+#        without timestamps
+#   fs:  the block filesystem types in registration order
+#   alias: the module's aliases (modinfo), for a modular ext4
+#   test: each guest test and its result (ok, fail, skip)
+#   root-<kind>: the type a probed root of that kind mounted with
+# One line each, sorted, so that two runs compare with diff.
+
+BT_OBSERVE_LOG='EXT4-fs|JBD2|jbd2|VFS:|No filesystem could mount root'
+
+observe_log_lines() {
+	tr -d '\r' <"$1" | grep -E "$BT_OBSERVE_LOG" |
+		sed -E 's/^\[ *[0-9]+\.[0-9]+\] //; s/^/log: /' || true
+}
+
+observe_tests() {
+	local ktap=$1
+	# "ok N name", "not ok N name", "ok N # SKIP why" (the harness names a
+	# skipped test only on its "#  RUN" line before it).
+	awk '/^#  RUN +/ { name = $3 }
+		/^ok [0-9]+ # SKIP/ { print "test: " name " skip"; next }
+		/^ok [0-9]+ / { print "test: " $3 " ok"; next }
+		/^not ok [0-9]+ / { print "test: " $4 " fail" }' "$ktap"
+}
+
+observe_write() {
+	local v=$1 rdir console ko
+	rdir=$(run_dir "$v")
+	{
+		for console in "$rdir/console.log" "$rdir"/root-*.console; do
+			[ -f "$console" ] && observe_log_lines "$console"
+		done
+		tr -d '\r' <"$rdir/console.log" | sed -n 's/^# ext4-checks: block filesystems=/fs: /p' | sed 's/ *$//' | head -n 1
+		observe_tests "$rdir/guest.ktap"
+		for console in "$rdir"/root-*.console; do
+			[ -f "$console" ] || continue
+			console=${console##*/root-}
+			printf 'root-%s: %s\n' "${console%.console}" \
+				"$(rootboot_observed "$rdir/root-${console%.console}.console" | sed 's/ order=.*//; s/^type=//')"
+		done
+		ko=$(build_dir "$v")/fs/ext4/$(expect module).ko
+		if [ "$v" = module ] && [ -f "$ko" ]; then
+			modinfo -F alias "$ko" | sed 's/^/alias: /'
+		fi
+	} | sort -u >"$rdir/observed.txt"
+}
+
+# The packaged reference of a variant: what the packaged kernel shows,
+# recorded by a run on packaged/<version> with --record-reference.
+observe_reference() {
+	printf '%s/reference/%s/%s.observed\n' "$KBRANCH_WORK" "$1" "$2"
+}
+
+# The packaged/<version> tag HEAD descends from, or nothing.
+observe_packaged_version() {
+	git tag --merged HEAD -l 'packaged/*' | sed 's|^packaged/||' | tail -n 1
+}
+
+# Is "packaged | <step> | <line>" listed in compat-differences?
+observe_allowed() {
+	local step=$1 line=$2 c steps l
+	while IFS='|' read -r c steps l _; do
+		c=${c%% } l=${l# } l=${l% }
+		[[ "$c" == \#* || "$c" != packaged ]] && continue
+		[ "$l" = "$line" ] || continue
+		[[ ",${steps// /}," == *",$step,"* ]] && return 0
+	done <"$BT_DIR/compat-differences"
+	return 1
+}
+
+# Compare this run's observation with the packaged reference.  Prints each
+# difference that compat-differences does not allow at this step ("+" only
+# here, "-" only on the packaged kernel); returns 1 if there is any.
+observe_compare() {
+	local v=$1 refv=$2 ref version line bad=0
+	version=$(observe_packaged_version)
+	[ -n "$version" ] || die_setup "--against-packaged: no packaged/* tag is an ancestor of HEAD"
+	ref=$(observe_reference "$version" "$refv")
+	[ -f "$ref" ] || die_setup "--against-packaged: no packaged reference for $refv at $ref; make it with 'kbranch verify' (it records one per variant)"
+	while IFS= read -r line; do
+		case $line in
+		'< '*) line="- ${line:2}" ;;
+		'> '*) line="+ ${line:2}" ;;
+		*) continue ;;
+		esac
+		observe_allowed "$(expect step)" "$line" && continue
+		say "$v: differs from packaged/$version: $line"
+		bad=1
+	done < <(diff "$ref" "$(run_dir "$v")/observed.txt" || true)
+	return "$bad"
+}
+
+observe_record_reference() {
+	local v=$1 version ref
+	version=$(git log -1 --format=%s HEAD | sed -n 's/^Import linux-source \(.*\) as packaged by Debian$/\1/p')
+	[ -n "$version" ] || die_setup "--record-reference: HEAD is not a packaged import"
+	ref=$(observe_reference "$version" "$v")
+	mkdir -p "$(dirname "$ref")"
+	cp "$(run_dir "$v")/observed.txt" "$ref"
+	say "$v: recorded the packaged reference $ref"
+}

@@ -1,0 +1,80 @@
+#!/usr/bin/env bats
+# shellcheck disable=SC2154 # $stderr, $status, $output: set by bats' run
+# The verifier sees what a linux-ext4 reviewer sees.  Each check is shown
+# failing on a scratch commit that undoes one point of the v2 review (the
+# defects v1 had), with the packaged kernel as the reference.  Reads the
+# references that 30-verify.bats recorded.
+
+load helpers
+
+setup_file() {
+	ensure_applied
+}
+
+teardown() {
+	ktree checkout -q -f ext4-rename
+	ktree branch -q -D scratch 2>/dev/null || true
+}
+
+# Branch "scratch" at $1 plus one commit: $2 is its subject, the rest a
+# command run in the kernel tree that makes the change.
+scratch_commit() {
+	local at=$1 subject=$2
+	shift 2
+	ktree checkout -q -f -B scratch "$at"
+	(cd "$KTREE" && "$@")
+	ktree -c user.name=ci -c user.email=ci@localhost commit -q -a -m "$subject"
+}
+
+run_here() {
+	# shellcheck disable=SC2016 # expanded by the inner bash
+	run --separate-stderr bash -c 'cd "$0" && "$1"/bisect-tests/run "${@:2}"' "$KTREE" "$REPO" "$@"
+	printf '%s\n' "$stderr" | grep -E 'root |differs|not ok|verdict|failed' | sed 's/^/# /' >&3 || true
+}
+
+@test "ext4dev registered before ext4 (v1's order): the root probe and the packaged reference both say bad" {
+	# shellcheck disable=SC2016 # perl code
+	scratch_commit ext4-rename 'ext4: register ext4dev before ext4' perl -0pi -e \
+		's/(\terr = register_filesystem\(&ext4_fs_type\);\n\tif \(err\)\n\t\tgoto out;\n)\tregister_as_ext4dev\(\);\n/\tregister_as_ext4dev();\n$1/' \
+		fs/ext4/super.c
+	ktree diff --quiet ext4-rename scratch && false
+	run_here --variant builtin --against-packaged
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"verdict=bad"* ]]
+	[[ "$stderr" == *"root testfs: mounted as ext4dev, declared ext4"* ]]
+	[[ "$stderr" == *"types registered as ext3,ext2,ext4dev,ext4, declared ext3,ext2,ext4,ext4dev"* ]]
+	[[ "$stderr" == *"differs from packaged/"*"+ root-testfs: ext4dev"* ]]
+}
+
+@test "without the ext4dev MODULE_ALIAS, modprobe ext4dev fails and the module variant says bad" {
+	scratch_commit ext4-rename 'ext4: drop the ext4dev module alias' \
+		sed -i '/^MODULE_ALIAS("ext4dev");$/d' fs/ext4/super.c
+	ktree diff --quiet ext4-rename scratch && false
+	run_here --variant module --against-packaged
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"not ok "*"modprobe_by_the_compat_name_loads_the_module"* ]]
+}
+
+@test "a base whose test_fs gate also refuses ext2 and ext3 (v1's fixture) is bad" {
+	scratch_commit ext4dev-base 'fixture: gate every type on test_fs' \
+		sed -i 's/^\tif (!IS_EXT2_SB(sb) \&\& !IS_EXT3_SB(sb) \&\&$/\tif (/' fs/ext4/super.c
+	ktree diff --quiet ext4dev-base scratch && false
+	# The fixture's own subject is what declares the base.
+	ktree -c user.name=ci -c user.email=ci@localhost commit -q --amend \
+		-m 'fixture: recreate the ext4dev-era ext4 on the packaged tree'
+	run_here --variant builtin
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"root ext2: mounted as none, declared ext2"* ]]
+	[[ "$stderr" == *"root ext3: mounted as none, declared ext3"* ]]
+}
+
+@test "EXT4DEV_COMPAT defaulting from EXT4DEV_FS (v1's default): configs made at patch 1 gain it at the tip" {
+	scratch_commit ext4-rename 'ext4: default EXT4DEV_COMPAT from EXT4DEV_FS' \
+		sed -i '/^config EXT4DEV_COMPAT$/,/^$/s/^\tdepends on EXT4_FS$/&\n\tdefault y if EXT4DEV_FS != n/' fs/ext4/Kconfig
+	ktree diff --quiet ext4-rename scratch && false
+	run "$KBRANCH" verify --branch scratch --variant carried-minimal
+	echo "$output"
+	[ "$status" -eq 1 ]
+	grep -q "^not ok [0-9]* - $(ktree rev-parse --short scratch) .*\[carried-minimal\]" <<<"$output"
+	grep -q "^# made fresh at commit 1 and carried to the tip, it gains 'CONFIG_EXT4DEV_COMPAT=y'" <<<"$output"
+}
