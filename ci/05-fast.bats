@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# shellcheck disable=SC2154,SC2034 # $status, $output: set by bats' run; globals read by the sourced libs
+# shellcheck disable=SC2154,SC2034,SC2030,SC2031 # $status, $output: set by bats' run; globals read by the sourced libs
 # The fast tier: every verdict path of bisect-tests judged on canned build
 # logs and consoles (ci/canned/), with no kernel built or booted.  Runs
 # first, in seconds.
@@ -170,24 +170,25 @@ declare_base() {
 }
 
 @test "QEMU is given only the run's images, kernel and initramfs, and no network" {
-	local bin=$BATS_TEST_TMPDIR/bin args=$BATS_TEST_TMPDIR/qemu.args f
+	local bin=$BATS_TEST_TMPDIR/bin argv=$BATS_TEST_TMPDIR/qemu.args f
 	KBRANCH_WORK=$BATS_TEST_TMPDIR/work
+	# shellcheck source=bisect-tests/lib/images.sh
 	source "$BT/lib/images.sh"
 	mkdir -p "$bin" "$(run_dir builtin)"
 	# A stand-in that records its command line: what QEMU would be given.
-	printf '#!/bin/sh\nprintf "%%s\\n" "$@" >>"%s"\n' "$args" >"$bin/qemu-system-x86_64"
+	printf '#!/bin/sh\nprintf "%%s\\n" "$@" >>"%s"\n' "$argv" >"$bin/qemu-system-x86_64"
 	chmod +x "$bin/qemu-system-x86_64"
 	PATH=$bin:$PATH qemu_boot builtin
 	PATH=$bin:$PATH qemu_boot_root builtin "$(run_dir builtin)/root-ext4.img" "$(run_dir builtin)/root.console"
-	grep -qx -- '-nic' "$args"
-	[ "$(grep -cx -- 'none' "$args")" -eq 2 ]
-	[ "$(grep -c '^file=' "$args")" -eq $((3 + $(images_hostile_disks) + 1)) ]
+	grep -qx -- '-nic' "$argv"
+	[ "$(grep -cx -- 'none' "$argv")" -eq 2 ]
+	[ "$(grep -c '^file=' "$argv")" -eq $((3 + $(images_hostile_disks) + 1)) ]
 	while IFS= read -r f; do
 		[[ "$f" == "file=$(run_dir builtin)/"* ]] || { echo "outside the run dir: $f"; return 1; }
-	done < <(grep '^file=' "$args")
-	grep -qx "$(build_dir builtin)/arch/x86/boot/bzImage" "$args"
-	grep -qx "$(run_dir builtin)/initramfs.cpio" "$args"
-	[ "$(grep -c '^/' "$args")" -eq 3 ]
+	done < <(grep '^file=' "$argv")
+	grep -qx "$(build_dir builtin)/arch/x86/boot/bzImage" "$argv"
+	grep -qx "$(run_dir builtin)/initramfs.cpio" "$argv"
+	[ "$(grep -c '^/' "$argv")" -eq 3 ]
 }
 
 # README's claims name the tests that back them: ci/<file> «test name».
@@ -210,4 +211,26 @@ readme_refs() {
 		grep -qF "@test \"$name\"" "$REPO/$file" || { echo "no such test: $ref"; bad=1; }
 	done < <(readme_refs)
 	[ "$bad" = 0 ]
+}
+
+@test "pinned test list: every test once, and only the skips /expect explains" {
+	# shellcheck source=bisect-tests/lib/observe.sh
+	source "$BT/lib/observe.sh"
+	ktap_guest "$CANNED/console-good.log" >"$BATS_TEST_TMPDIR/good.ktap"
+	ktap_pinned "$BATS_TEST_TMPDIR/good.ktap" "$CANNED/tests.list" "$CANNED/expect-builtin"
+	# A test that never reported.
+	grep -v 'global.the_guest_has_no_network' "$BATS_TEST_TMPDIR/good.ktap" >"$BATS_TEST_TMPDIR/missing.ktap"
+	run ktap_pinned "$BATS_TEST_TMPDIR/missing.ktap" "$CANNED/tests.list" "$CANNED/expect-builtin"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"guest test global.the_guest_has_no_network: reported 0 times, want once"* ]]
+	# With the compat type configured, its tests may not skip.
+	sed 's/^compat=0$/compat=1/' "$CANNED/expect-builtin" >"$BATS_TEST_TMPDIR/expect"
+	run ktap_pinned "$BATS_TEST_TMPDIR/good.ktap" "$CANNED/tests.list" "$BATS_TEST_TMPDIR/expect"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"guest test global.the_compat_type_mounts_the_flagged_image_and_warns was skipped, which /expect does not explain"* ]]
+	# A test the program does not have.
+	grep -v 'global.the_guest_has_no_network' "$CANNED/tests.list" >"$BATS_TEST_TMPDIR/tests.list"
+	run ktap_pinned "$BATS_TEST_TMPDIR/good.ktap" "$BATS_TEST_TMPDIR/tests.list" "$CANNED/expect-builtin"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"guest test global.the_guest_has_no_network is not in the program's list"* ]]
 }

@@ -818,11 +818,26 @@ static void root_probe(void)
 	reboot(RB_AUTOBOOT);
 }
 
+/* Every test this program runs, "fixture.test" a line: the host pins them. */
+static void list_tests(void)
+{
+	struct __fixture_metadata *f;
+	struct __test_metadata *t;
+
+	for (f = __fixture_list; f; f = f->next)
+		for (t = f->tests; t; t = t->next)
+			printf("%s.%s\n", f->name, t->name);
+}
+
 int main(int argc, char **argv)
 {
 	const char *failed;
 	int status = -1;
 
+	if (argc > 1 && !strcmp(argv[1], "--list")) {
+		list_tests();
+		return 0;
+	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc > 1 && !strcmp(argv[1], "--root-probe")) {
 		root_probe();

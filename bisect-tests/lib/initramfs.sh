@@ -62,6 +62,7 @@ initramfs_build() {
 	gen=$(build_dir "$variant")/usr/gen_init_cpio
 	[ -x "$gen" ] || logged "$rdir/build.log" kmake "$variant" usr/gen_init_cpio || return 1
 	logged "$rdir/initramfs.log" initramfs_guest "$rdir/init" || return 1
+	"$rdir/init" --list >"$rdir/tests.list" || return 1
 	initramfs_expect "$variant" >"$rdir/expect"
 	if [ "$variant" = module ]; then
 		modroot=$rdir/modules

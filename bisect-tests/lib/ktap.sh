@@ -51,3 +51,41 @@ ktap_kunit_ok() {
 		return 1
 	}
 }
+
+# A skip that /expect explains: the module tests with ext4 built in, the
+# compat tests without the compat type, the ACL test without ACLs.
+ktap_skip_expected() {
+	local name=${1#*.} expect=$2 module compat acl
+	module=$(sed -n 's/^module=//p' "$expect")
+	compat=$(sed -n 's/^compat=//p' "$expect")
+	acl=$(sed -n 's/^acl=//p' "$expect")
+	case $name in
+	modprobe_by_the_module_name_loads_it | mounting_the_fs_type_loads_its_module_by_alias)
+		[ "$module" = none ] ;;
+	modprobe_by_the_compat_name_loads_the_module | mounting_the_compat_type_loads_the_module_by_alias)
+		[ "$module" = none ] || [ "$compat" = 0 ] ;;
+	the_compat_type_mounts_the_flagged_image_and_warns) [ "$compat" = 0 ] ;;
+	an_unprivileged_user_cannot_change_a_root_files_acl) [ "$acl" = 0 ] ;;
+	*) false ;;
+	esac
+}
+
+# The guest's test list is pinned: every test of the program (tests.list,
+# from "ext4-checks --list") reported once, none other, and no skip that
+# /expect does not explain.
+ktap_pinned() {
+	local ktap=$1 list=$2 expect=$3 seen name result bad=0
+	seen=$(observe_tests "$ktap" | sed 's/^test: //')
+	while IFS= read -r name; do
+		[ "$(grep -c "^$name " <<<"$seen")" = 1 ] || { say "guest test $name: reported $(grep -c "^$name " <<<"$seen") times, want once"; bad=1; }
+	done <"$list"
+	while read -r name result; do
+		[ -n "$name" ] || continue
+		grep -qxF "$name" "$list" || { say "guest test $name is not in the program's list"; bad=1; }
+		if [ "$result" = skip ] && ! ktap_skip_expected "$name" "$expect"; then
+			say "guest test $name was skipped, which /expect does not explain"
+			bad=1
+		fi
+	done <<<"$seen"
+	return "$bad"
+}

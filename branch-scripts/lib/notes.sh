@@ -37,9 +37,23 @@ note_lines() {
 # Has this tree already passed this variant with these tests?
 note_passed() {
 	local commit=$1 variant=$2 tree
+	local key lines
 	tree=$(kgit rev-parse "$commit^{tree}")
-	# grep -q stops early: reading through <() keeps SIGPIPE out of the status.
-	grep -q " tree=$tree variant=$variant tests=$(tests_version) verdict=good " < <(note_lines)
+	key=" tree=$tree variant=$variant tests=$(tests_version) verdict="
+	lines=$(note_lines | grep -F "$key" || true)
+	# A bad or skipped verdict for the same tree wins over any good one: the
+	# tree is run again rather than called good.
+	grep -qF "${key}good " <<<"$lines" && ! grep -qE "verdict=(bad|skip) " <<<"$lines"
+}
+
+# A reused verdict is recorded on the commit being verified too, so that
+# the published notes cover the published commits.
+note_reuse() {
+	local commit=$1 variant=$2 tree
+	tree=$(kgit rev-parse "$commit^{tree}")
+	kgit notes --ref="$KBRANCH_NOTES" show "$commit" 2>/dev/null |
+		grep -qF " tree=$tree variant=$variant tests=$(tests_version) verdict=good " && return 0
+	note_record "$commit" "$variant" good "reused=1"
 }
 
 # The newest recorded verdict of one commit and variant, any tests version.
