@@ -104,6 +104,12 @@ declare_base() {
 	[[ "$(qemu_failure 0 "$CANNED/console-panic.log")" == "kernel panic: "*"Kernel panic"* ]]
 }
 
+@test "QEMU that never starts the kernel (KVM unavailable) is a setup problem, not a verdict" {
+	[[ "$(qemu_setup_problem "$CANNED/console-kvm-unavailable.log")" == *"failed to initialize kvm"* ]]
+	[ -z "$(qemu_setup_problem "$CANNED/console-good.log")" ]
+	[ -z "$(qemu_setup_problem "$CANNED/console-panic.log")" ]
+}
+
 @test "guest checks: all ok passes; one not ok fails; a run cut short fails" {
 	ktap_guest "$CANNED/console-good.log" >"$BATS_TEST_TMPDIR/good.ktap"
 	ktap_guest_ok "$BATS_TEST_TMPDIR/good.ktap"

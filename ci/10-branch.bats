@@ -34,6 +34,26 @@ load helpers
 	[ "$(tree_state)" = "$before" ]
 }
 
+@test "import notices a changed fixture: the base is made again, the old one kept, and changing it back restores it" {
+	local copy base before
+	base=$(ktree rev-parse 'ext4dev-base^{commit}')
+	before=$(ktree rev-parse ext4-rename)
+	copy=$(repo_copy)
+	sed -i 's/^   exactly as on the packaged tree\.$/   exactly as on the packaged tree (changed)./' "$copy"/base/*.patch
+	run "$copy/branch-scripts/kbranch" import
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"base/ changed since the import: ext4dev-base is now "*"kept as ext4dev-base-previous"* ]]
+	[ "$(ktree rev-parse 'ext4dev-base^{commit}')" != "$base" ]
+	[ "$(ktree rev-parse 'ext4dev-base-previous^{commit}')" = "$base" ]
+	[ "$(ktree rev-parse ext4-rename)" = "$before" ]
+	# The same fixture always makes the same base commit.
+	run "$KBRANCH" import
+	[ "$status" -eq 0 ]
+	[ "$(ktree rev-parse 'ext4dev-base^{commit}')" = "$base" ]
+	ktree tag -d ext4dev-base-previous >/dev/null
+}
+
 @test "the base uses only the ext4dev names" {
 	run ktree grep -nE '(^|[^A-Za-z0-9_]|CONFIG_)EXT4_FS(_POSIX_ACL|_SECURITY)?([^A-Za-z0-9_]|$)' ext4dev-base
 	[ "$status" -eq 1 ]

@@ -61,7 +61,9 @@ initramfs_build() {
 	rdir=$(run_dir "$variant")
 	gen=$(build_dir "$variant")/usr/gen_init_cpio
 	[ -x "$gen" ] || logged "$rdir/build.log" kmake "$variant" usr/gen_init_cpio || return 1
-	logged "$rdir/initramfs.log" initramfs_guest "$rdir/init" || return 1
+	# A guest program that does not compile says nothing about the commit.
+	logged "$rdir/initramfs.log" initramfs_guest "$rdir/init" ||
+		die_setup "$variant: the guest program does not compile (static libc missing?): $(grep -m1 -E 'error|cannot find' "$rdir/initramfs.log")"
 	"$rdir/init" --list >"$rdir/tests.list" || return 1
 	initramfs_expect "$variant" >"$rdir/expect"
 	if [ "$variant" = module ]; then

@@ -61,3 +61,12 @@ qemu_failure() {
 		printf 'qemu exited (%s) before the guest checks finished\n' "$rc"
 	fi
 }
+
+# QEMU that never ran the kernel (KVM asked for and unavailable, a bad
+# option, a missing firmware file) is the machine's problem: the reason,
+# or nothing.
+qemu_setup_problem() {
+	local console=$1
+	grep -q 'Linux version' "$console" && return 0
+	grep -m1 -E '^qemu-system-x86_64: ' "$console" || true
+}
