@@ -80,9 +80,14 @@ load helpers
 	[ "$status" -eq 0 ]
 	[ "$(grep -c '^ok .*\[minimal\] passed before with these tests' <<<"$output")" -eq \
 	  $(( $(ktree rev-list --count ext4dev-base..ext4-rename) + 1 )) ]
-	run "$KBRANCH" verify --rerun --variant minimal 2> >(sed -u 's/^/# /' >&3)
+	# --rerun on a branch that is just the base: the reference and the base
+	# run again (two points, not the whole series again).
+	ktree branch -f rerun-base ext4dev-base
+	run "$KBRANCH" verify --rerun --variant minimal --branch rerun-base 2> >(sed -u 's/^/# /' >&3)
+	ktree branch -q -D rerun-base
 	[ "$status" -eq 0 ]
-	grep -q '^ok .*\[minimal\] build=ok boot=ok checks=ok' <<<"$output"
+	[ "$(grep -c '^ok .*\[minimal\] build=ok boot=ok checks=ok' <<<"$output")" -eq 2 ]
+	[ "$(grep -c 'passed before' <<<"$output")" -eq 0 ]
 }
 
 @test "kbranch results prints the commit x variant table from the notes" {
