@@ -69,7 +69,7 @@ load helpers
 @test "every verdict is a git note keyed by tree, variant and tests version" {
 	local tip tree
 	tip=$(ktree rev-parse ext4-rename)
-	tree=$(ktree rev-parse ext4-rename^{tree})
+	tree=$(ktree rev-parse "ext4-rename^{tree}")
 	run ktree notes --ref=kbranch show "$tip"
 	[ "$status" -eq 0 ]
 	grep -q "^kbranch-verify tree=$tree variant=builtin tests=[0-9a-f]* verdict=good " <<<"$output"
