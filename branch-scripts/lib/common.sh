@@ -129,3 +129,25 @@ quietly() {
 	fi
 	rm -f "$err"
 }
+
+# The person running this, who signs off: git's user.name and user.email as
+# the kernel tree sees them (its own config, then the global one).  The
+# patches carry the project's placeholder author, a users.noreply address
+# under .example that nobody reads; a Signed-off-by from it certifies
+# nothing, and replies to it go nowhere.  A placeholder is told by the kind
+# of address (no-reply, or the .example domain RFC 2606 keeps for examples)
+# rather than by being the series' author: a real person who wrote patches
+# of the series may well send them.  Used by submit and pull-request.
+require_runner() {
+	local name email unset=
+	name=$(git -C "$KTREE" config user.name) && [ -n "$name" ] || unset=user.name
+	email=$(git -C "$KTREE" config user.email) && [ -n "$email" ] || unset=user.email
+	[ -z "$unset" ] ||
+		die "$unset is not set for $KTREE, and $KBRANCH_SUBCOMMAND signs off as you: git -C $KTREE config user.name 'Your Name'; git -C $KTREE config user.email you@your.domain"
+	case ${email,,} in
+	*noreply* | *no-reply* | *.example)
+		die "user.email $email (git config in $KTREE) is a no-reply placeholder, like the patches' author, not yours: git -C $KTREE config user.email you@your.domain" ;;
+	esac
+	# shellcheck disable=SC2034 # read by cmd/submit and cmd/pull-request
+	RUNNER_NAME=$name RUNNER_EMAIL=$email RUNNER="$name <$email>"
+}
