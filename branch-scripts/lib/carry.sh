@@ -132,14 +132,26 @@ debian_config_here() {
 	fi
 }
 
-# Make <source>'s config fresh at the checked-out commit into dir $2.
+# olddefconfig of config file $2 into file $3 in O= dir $1, which is kept
+# from commit to commit and run to run: a new O= dir first compiles
+# scripts/kconfig, seconds each time.
+olddefconfig_into() {
+	local dir=$1 in=$2 out=$3
+	mkdir -p "$dir"
+	cp "$in" "$dir/.config"
+	carried_olddefconfig "$dir" && cp "$dir/.config" "$out"
+}
+
+# Make <source>'s config fresh at the checked-out commit into dir $2, in
+# the source's kept work dir.
 carry_fresh() {
-	local source=$1 out=$2
+	local source=$1 out=$2 work
+	work=$(carry_dir)/$source
 	rm -rf "$out"
 	mkdir -p "$out"
 	case "$source" in
-	debian) debian_config_here >"$out/.config" && carried_olddefconfig "$out" ;;
-	*) bt_configure "$source" "$out/work" >>"$out.log" 2>&1 && cp "$out/work/build/$source/.config" "$out/.config" ;;
+	debian) debian_config_here >"$out/debian.config" && olddefconfig_into "$work/kconfig" "$out/debian.config" "$out/.config" ;;
+	*) bt_configure "$source" "$work/fresh-work" >>"$out.log" 2>&1 && cp "$work/fresh-work/build/$source/.config" "$out/.config" ;;
 	esac
 }
 
@@ -173,8 +185,8 @@ carry_fresh_step() {
 		fi
 		rm -rf "$dir/carried-$from"
 		mkdir -p "$dir/carried-$from"
-		cp "$f" "$dir/carried-$from/.config"
-		carried_olddefconfig "$dir/carried-$from" || { echo "olddefconfig failed (log: $dir/carried-$from.log)"; return 1; }
+		olddefconfig_into "$(carry_dir)/$source/kconfig" "$f" "$dir/carried-$from/.config" ||
+			{ echo "olddefconfig failed (log: $(carry_dir)/$source/kconfig.log)"; return 1; }
 		# Only what is switched on counts: an option that did not exist
 		# at commit k is missing from its config, not lost.
 		while IFS= read -r line; do
@@ -186,4 +198,65 @@ carry_fresh_step() {
 		done < <(diff <(carry_family "$dir/carried-$from/.config") <(carry_family "$dir/$k/.config") || true)
 	done
 	return "$bad"
+}
+
+# --- Carried results keyed by their chain -------------------------------------
+# A carried config's verdict at a commit depends on the config it started
+# from, every tree it was carried through, the tests and the tools.  Its
+# note is keyed by a hash of all of them, and its state after that commit
+# is kept under the same key, so that a re-run skips what passed and a
+# changed commit re-runs only itself and what follows it.
+
+# At the tip a carried-* point also compares the configs made at every
+# earlier commit: the same chain as an inner commit is another check.
+carry_chain_key() {
+	local variant=$1 commit=$2 is_tip=$3 source=$1
+	[[ "$variant" == carried-* ]] || is_tip=-
+	[ "$variant" != carried-debian ] ||
+		source+=-$(sha256sum </usr/src/linux-config-6.1/config.amd64_none_amd64.xz 2>/dev/null | cut -c1-12)
+	{
+		printf '%s %s %s tip=%s\n' "$source" "$(tests_version)" "$(toolchain)" "$is_tip"
+		kgit log --reverse --format=%T "$KBRANCH_BASE_TAG^..$commit"
+	} | sha256sum | cut -c1-16
+}
+
+carry_state_dir() {
+	printf '%s/state/%s/%s\n' "$(carry_dir)" "$1" "$2"
+}
+
+# The files that make up a carried variant's state after commit k.
+carry_state_files() {
+	local variant=$1 k=$2 dir
+	if [ "$variant" = oldconfig ]; then
+		printf 'oldconfig.config %s\n' "$(carry_oldconfig_file)"
+		return
+	fi
+	dir=$(carry_dir)/${variant#carried-}
+	printf '%s %s\n' base.config "$dir/base.config" want "$dir/want" \
+		stepped.config "$dir/stepped/.config" fresh.config "$dir/fresh/$k/.config"
+}
+
+carry_save() {
+	local variant=$1 key=$2 k=$3 state name file
+	state=$(carry_state_dir "$variant" "$key")
+	rm -rf "$state.tmp"
+	mkdir -p "$state.tmp"
+	while read -r name file; do
+		cp "$file" "$state.tmp/$name" || return 1
+	done < <(carry_state_files "$variant" "$k")
+	rm -rf "$state"
+	mv "$state.tmp" "$state"
+}
+
+# Put back the state kept for key; fails (restoring nothing) without one.
+carry_restore() {
+	local variant=$1 key=$2 k=$3 state name file
+	state=$(carry_state_dir "$variant" "$key")
+	[ -d "$state" ] || return 1
+	# A new chain starts at the base: no fresh config of another one stays.
+	[ "$k" != 0 ] || [ "$variant" = oldconfig ] || rm -rf "$(carry_dir)/${variant#carried-}/fresh"
+	while read -r name file; do
+		mkdir -p "$(dirname "$file")"
+		cp "$state/$name" "$file" || return 1
+	done < <(carry_state_files "$variant" "$k")
 }

@@ -112,7 +112,13 @@ interrupted() {
 }
 
 restore_head_now() {
-	kgit am --abort >/dev/null 2>&1 || true
+	[ ! -d "$KTREE/.git/rebase-apply" ] || kgit am --abort >/dev/null 2>&1 || true
+	# Nothing moved (a run that only read the notes): half a second saved.
+	if [ "$(kgit symbolic-ref -q --short HEAD || kgit rev-parse HEAD)" = "$KBRANCH_ORIG" ] &&
+		[ -z "$(kgit status --porcelain --untracked-files=no)" ]; then
+		rm -f "$KBRANCH_WORK/head.state"
+		return 0
+	fi
 	kgit checkout -q -f "$KBRANCH_ORIG" && rm -f "$KBRANCH_WORK/head.state"
 }
 
