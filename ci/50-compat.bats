@@ -66,28 +66,75 @@ load helpers
 	modinfo -F alias "$KBRANCH_WORK/build/module/fs/ext4/ext4.ko" | grep -qx 'ext4dev'
 }
 
-@test "every verdict is a git note keyed by tree, variant and tests version" {
-	local tip tree
+@test "every verdict is a git note keyed by tree, variant, tests version and toolchain" {
+	local tip tree tools
 	tip=$(ktree rev-parse ext4-rename)
 	tree=$(ktree rev-parse "ext4-rename^{tree}")
+	tools="gcc-$(gcc -dumpfullversion),qemu-[0-9.]*,busybox-[0-9.]*"
 	run ktree notes --ref=kbranch show "$tip"
 	[ "$status" -eq 0 ]
-	grep -q "^kbranch-verify tree=$tree variant=builtin tests=[0-9a-f]* verdict=good " <<<"$output"
+	grep -q "^kbranch-verify tree=$tree variant=builtin tests=[0-9a-f]* tools=$tools verdict=good " <<<"$output"
+	# A carried config's verdict also names the chain of trees it came along.
+	grep -q "^kbranch-verify tree=$tree variant=carried-debian tests=[0-9a-f]* tools=$tools verdict=good chain=[0-9a-f]\{16\} " <<<"$output"
 }
 
-@test "verify skips what already passed with the same tests, and --rerun runs it again" {
-	run "$KBRANCH" verify --variant minimal
+@test "a warm re-run of the whole matrix runs nothing: every point passed before with these tests and tools" {
+	run "$KBRANCH" verify
+	echo "$output"
 	[ "$status" -eq 0 ]
-	[ "$(grep -c '^ok .*\[minimal\] passed before with these tests' <<<"$output")" -eq \
-	  $(( $(ktree rev-list --count ext4dev-base..ext4-rename) + 1 )) ]
-	# --rerun on a branch that is just the base: the reference and the base
-	# run again (two points, not the whole series again).
+	local commits
+	commits=$(( $(ktree rev-list --count ext4dev-base..ext4-rename) + 1 ))
+	[ "$(grep -c '^ok [0-9]* - packaged/.* reference recorded before' <<<"$output")" -eq 3 ]
+	[ "$(grep -c '^ok .* passed before with these tests' <<<"$output")" -eq $((commits * 7)) ]
+	# oldconfig and the carried configs too, keyed by their chain of trees
+	[ "$(grep -c '^ok .* passed before with these tests, carried along the same commits' <<<"$output")" -eq $((commits * 4)) ]
+	[ "$(grep -c 'build=' <<<"$output")" -eq 0 ]
+}
+
+@test "--rerun runs the series again and keeps a reference recorded with these tests and tools" {
+	# On a branch that is just the base: one point, not the whole series.
 	ktree branch -f rerun-base ext4dev-base
 	run "$KBRANCH" verify --rerun --variant minimal --branch rerun-base 2> >(sed -u 's/^/# /' >&3)
 	ktree branch -q -D rerun-base
+	echo "$output"
 	[ "$status" -eq 0 ]
-	[ "$(grep -c '^ok .*\[minimal\] build=ok boot=ok checks=ok' <<<"$output")" -eq 2 ]
+	grep -q '^ok 1 - packaged/.* \[minimal\] reference recorded before' <<<"$output"
+	grep -q '^ok 2 - .* \[minimal\] build=ok boot=ok checks=ok' <<<"$output"
 	[ "$(grep -c 'passed before' <<<"$output")" -eq 0 ]
+}
+
+# The series with its first patch amended (a comment added), then commits
+# with the trees of the series' second and third: those trees passed, but
+# not along this chain.  (A branch's last commit is checked as a tip, a key
+# of its own: the one under test is the inner one.)
+make_detour_branch() {
+	local c subject parent tree
+	ktree checkout -q -f -B detour ext4-rename~3
+	echo '# an amended first patch: no option changes' >>"$KTREE/fs/ext4/Kconfig"
+	ktree -c user.name=ci -c user.email=ci@localhost commit -q -a --amend --no-edit
+	parent=$(ktree rev-parse detour)
+	ktree checkout -q -f ext4-rename
+	for c in ext4-rename~2 ext4-rename~1; do
+		subject=$(ktree log -1 --format=%s "$c")
+		tree=$(ktree rev-parse "$c^{tree}")
+		parent=$(ktree -c user.name=ci -c user.email=ci@localhost commit-tree "$tree" -p "$parent" -m "$subject")
+	done
+	ktree branch -f detour "$parent"
+}
+
+@test "a carried config's verdict is reused only along the same chain of trees" {
+	make_detour_branch
+	[ "$(ktree rev-parse 'detour~1^{tree}')" = "$(ktree rev-parse 'ext4-rename~2^{tree}')" ]
+	run "$KBRANCH" verify --variant carried-minimal --branch detour
+	ktree branch -q -D detour
+	echo "$output"
+	[ "$status" -eq 0 ]
+	# the base: the same chain, not run again
+	grep -q '^ok 1 - .* \[carried-minimal\] passed before with these tests, carried along' <<<"$output"
+	# the amended patch, and the commit after it, whose tree passed on ext4-rename
+	grep -q '^ok 2 - .* \[carried-minimal\] olddefconfig keeps' <<<"$output"
+	grep -q '^ok 3 - .* \[carried-minimal\] olddefconfig keeps' <<<"$output"
+	[ "$(grep -c 'passed before' <<<"$output")" -eq 1 ]
 }
 
 @test "kbranch results prints the commit x variant table from the notes" {

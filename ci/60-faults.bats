@@ -208,9 +208,8 @@ interrupt_verify_during() {
 	# A PATH with everything but qemu-system-x86_64.
 	local bin=$KBRANCH_CI_SCRATCH/noqemu f
 	mkdir -p "$bin"
-	for f in /usr/bin/* /usr/sbin/* /bin/* /sbin/*; do
-		[ "$(basename "$f")" = qemu-system-x86_64 ] || ln -sf "$f" "$bin/"
-	done
+	find -H /usr/bin /usr/sbin /bin /sbin -maxdepth 1 ! -type d ! -name qemu-system-x86_64 \
+		-exec ln -sf -t "$bin" {} +
 	run --separate-stderr env PATH="$bin" bash -c 'cd "$0" && "$1"/bisect-tests/run' "$KTREE" "$REPO"
 	[ "$status" -eq 128 ]
 	[[ "$stderr" == *"qemu-system-x86_64 is missing"* ]]
