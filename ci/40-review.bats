@@ -94,6 +94,67 @@ branch_with_commit() {
 	grep -q 'FAIL [0-9a-f]* ("ext4: a commit nobody signed off"): no Signed-off-by from its author CI Tester <ci@localhost>' <<<"$output"
 }
 
+# One commit on branch $1 per message $2...: each adds a line to a file,
+# signed off by its author and committer.
+commits_on_tip() {
+	local name=$1 message n=0
+	shift
+	ktree checkout -q -f -B "$name" ext4-rename
+	for message in "$@"; do
+		n=$((n + 1))
+		echo "line $n" >>"$KTREE/fs/ext4/ci-notes"
+		ktree add -f fs/ext4/ci-notes
+		ktree -c user.name="CI Tester" -c user.email=ci@localhost commit -q \
+			-m "$message" -m "Signed-off-by: CI Tester <ci@localhost>"
+	done
+	ktree checkout -q -f ext4-rename
+}
+
+@test "preflight checks Fixes: and Link: tags and leftover files as linux-next does, each rule caught" {
+	local base base_subject side
+	base=$(ktree rev-parse ext4dev-base)
+	base_subject=$(ktree log -1 --format=%s ext4dev-base)
+	# a commit that is not an ancestor of the branch
+	ktree checkout -q -f -B side ext4dev-base
+	ktree -c user.name=ci -c user.email=ci@localhost commit -q --allow-empty -m 'side: not on the branch'
+	side=$(ktree rev-parse side)
+	ktree checkout -q -f ext4-rename
+	commits_on_tip bad-tags \
+		"ext4: good tag"$'\n\n'"Fixes: ${base:0:12} (\"$base_subject\")" \
+		"ext4: short sha"$'\n\n'"Fixes: ${base:0:8} (\"$base_subject\")" \
+		"ext4: unknown target"$'\n\n'"Fixes: 0123456789ab (\"$base_subject\")" \
+		"ext4: wrong subject"$'\n\n'"Fixes: ${base:0:12} (\"ext4: something else\")" \
+		"ext4: leading commit"$'\n\n'"Fixes: commit ${base:0:12} (\"$base_subject\")" \
+		"ext4: open paren"$'\n\n'"Fixes: ${base:0:12} (\"$base_subject\"" \
+		"ext4: open quote"$'\n\n'"Fixes: ${base:0:12} (\"$base_subject)" \
+		"ext4: not an ancestor"$'\n\n'"Fixes: ${side:0:12} (\"side: not on the branch\")" \
+		"ext4: bad link"$'\n\n'"Link: the thread on lore"
+	ktree checkout -q -f -B bad-tags bad-tags
+	printf 'x\n' >"$KTREE/fs/ext4/super.c.orig"
+	printf 'x\n' >"$KTREE/fs/ext4/super.c.rej"
+	ktree add -f fs/ext4/super.c.orig fs/ext4/super.c.rej
+	ktree -c user.name="CI Tester" -c user.email=ci@localhost commit -q -m 'ext4: leftovers' \
+		-m "Signed-off-by: CI Tester <ci@localhost>"
+	ktree checkout -q -f ext4-rename
+	KBRANCH_PREFLIGHT_BUILD=0 run "$KBRANCH" preflight bad-tags
+	ktree branch -q -D bad-tags side
+	echo "$output"
+	[ "$status" -ne 0 ]
+	[[ "$output" != *'"ext4: good tag")'* ]]
+	grep -q '("ext4: short sha"): Fixes tag .*: SHA1 should be at least 12 digits long$' <<<"$output"
+	grep -q '("ext4: unknown target"): Fixes tag .*: Target SHA1 does not exist$' <<<"$output"
+	grep -q '("ext4: wrong subject"): Fixes tag .*: Subject does not match target commit subject$' <<<"$output"
+	grep -q "(\"ext4: leading commit\"): Fixes tag .*: leading word 'commit' unexpected$" <<<"$output"
+	grep -q '("ext4: open paren"): Fixes tag .*: Subject has leading but no trailing parentheses$' <<<"$output"
+	grep -q '("ext4: open quote"): Fixes tag .*: Subject has leading but no trailing quotes$' <<<"$output"
+	grep -q '("ext4: not an ancestor"): Fixes tag .*: Target is not an ancestor of this commit$' <<<"$output"
+	grep -q '("ext4: bad link"): malformed Link tag' <<<"$output"
+	grep -q '("ext4: leftovers"): adds fs/ext4/super.c.orig, a leftover' <<<"$output"
+	grep -q '("ext4: leftovers"): adds fs/ext4/super.c.rej, a leftover' <<<"$output"
+	# each finding once: nothing else is reported
+	[ "$(grep -c '^FAIL' <<<"$output")" -eq 10 ]
+}
+
 @test "preflight passes the series, including its build" {
 	run "$KBRANCH" preflight
 	echo "$output"
