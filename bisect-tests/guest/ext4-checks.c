@@ -63,10 +63,17 @@
 #define ACL_TAG_OTHER		0x20
 #define ACL_NO_ID		0xffffffffu
 
-/* A damaged image: "hostile_<kind>=<device>" in /expect. */
+/*
+ * A damaged image: "hostile_<kind>=<device> <errno> <message>" in /expect:
+ * mount(2) must fail with <errno> and the kernel log must carry
+ * "EXT4-fs (<device name>): <message>...", or, for errno 0 and message
+ * "read-only", the image must mount read-only.
+ */
 struct hostile {
 	char kind[EXPECT_LINE];
 	char dev[16];
+	int err;
+	char msg[EXPECT_LINE];
 };
 
 struct expect {
@@ -76,30 +83,36 @@ struct expect {
 	int compat;		/* ext4dev registered as compat type */
 	int acl;
 	int security;
+	char control[16];	/* healthy partition beside the damaged ones */
 	struct hostile hostile[HOSTILE_MAX];
 	int nr_hostile;
 };
 
 static struct expect ex;
 
-static void add_hostile(const char *kind, const char *dev)
+static void add_hostile(const char *kind, const char *val)
 {
 	struct hostile *h;
+	int msg = 0;
 
 	if (ex.nr_hostile == HOSTILE_MAX)
 		return;
 	h = &ex.hostile[ex.nr_hostile++];
 	snprintf(h->kind, sizeof(h->kind), "%s", kind);
-	snprintf(h->dev, sizeof(h->dev), "%s", dev);
+	/* An incomplete line leaves err at -1: the check then fails. */
+	h->err = -1;
+	if (sscanf(val, "%15s %d %n", h->dev, &h->err, &msg) < 2 || !msg)
+		return;
+	snprintf(h->msg, sizeof(h->msg), "%s", val + msg);
 }
 
-static const char *hostile_dev(const char *kind)
+static const struct hostile *hostile_of(const char *kind)
 {
 	int i;
 
 	for (i = 0; i < ex.nr_hostile; i++)
 		if (!strcmp(ex.hostile[i].kind, kind))
-			return ex.hostile[i].dev;
+			return &ex.hostile[i];
 	return NULL;
 }
 
@@ -119,6 +132,8 @@ static void set_field(const char *key, const char *val)
 		ex.acl = atoi(val);
 	else if (!strcmp(key, "security"))
 		ex.security = atoi(val);
+	else if (!strcmp(key, "control"))
+		snprintf(ex.control, sizeof(ex.control), "%s", val);
 }
 
 static int load_expect(const char *path)
@@ -187,24 +202,55 @@ static char *kernel_log(void)
 	return buf;
 }
 
+/* Whether the @len bytes at @line contain both @a and @b, case-insensitively. */
+static int log_has_line_with_n(const char *line, size_t len, const char *a,
+			       const char *b)
+{
+	char buf[512];
+
+	if (len >= sizeof(buf))
+		len = sizeof(buf) - 1;
+	memcpy(buf, line, len);
+	buf[len] = '\0';
+	return strcasestr(buf, a) && strcasestr(buf, b);
+}
+
 /* Whether one line of @log contains both @a and @b, case-insensitively. */
 static int log_has_line_with(const char *log, const char *a, const char *b)
 {
 	const char *line, *end;
-	char buf[512];
-	size_t len;
 
 	for (line = log; *line; line = *end ? end + 1 : end) {
 		end = strchrnul(line, '\n');
-		len = end - line;
-		if (len >= sizeof(buf))
-			len = sizeof(buf) - 1;
-		memcpy(buf, line, len);
-		buf[len] = '\0';
-		if (strcasestr(buf, a) && strcasestr(buf, b))
+		if (log_has_line_with_n(line, end - line, a, b))
 			return 1;
 	}
 	return 0;
+}
+
+/* Lines of the kernel log that contain both @a and @b; -1 if unreadable. */
+static int kernel_log_count(const char *a, const char *b)
+{
+	char *log = kernel_log(), *line, *end;
+	int n = 0;
+
+	if (!log)
+		return -1;
+	for (line = log; *line; line = *end ? end + 1 : end) {
+		end = strchrnul(line, '\n');
+		if (log_has_line_with_n(line, end - line, a, b))
+			n++;
+	}
+	free(log);
+	return n;
+}
+
+/* "EXT4-fs (vdb1)": how ext4_msg() names the filesystem on @dev. */
+static void ext4_msg_prefix(char *buf, size_t size, const char *dev)
+{
+	const char *name = strrchr(dev, '/');
+
+	snprintf(buf, size, "EXT4-fs (%s)", name ? name + 1 : dev);
 }
 
 static int write_all(int fd, const char *buf, size_t len)
@@ -443,15 +489,47 @@ TEST(the_test_fs_flagged_image_mounts)
 	ASSERT_EQ(0, umount(MNT));
 }
 
+/* Lines of the kernel log where ext4 says @msg of the filesystem on @dev. */
+static int ext4_lines(const char *dev, const char *msg)
+{
+	char prefix[32];
+
+	ext4_msg_prefix(prefix, sizeof(prefix), dev);
+	return kernel_log_count(prefix, msg);
+}
+
+/*
+ * A refused mount: its errno @err, and one more line where ext4 says @msg
+ * of the device than the @before there were.
+ */
+static void check_refusal(struct __test_metadata *_metadata, const char *dev,
+			  int err, int want_err, const char *msg, int before)
+{
+	EXPECT_EQ(want_err, err) {
+		TH_LOG("mount %s: %s, expected %s", dev, strerror(err),
+		       strerror(want_err));
+	}
+	EXPECT_EQ(before + 1, ext4_lines(dev, msg)) {
+		TH_LOG("no new kernel log line for %s: \"%s\"", dev, msg);
+	}
+}
+
+/* What ext4 logs when the test_fs gate refuses a filesystem. */
+#define TEST_FS_REFUSAL	"not marked OK to use with test code"
+
 TEST(the_unflagged_image_mounts_unless_test_fs_is_required)
 {
+	int before = ext4_lines(PLAIN_DEV, TEST_FS_REFUSAL);
 	int ret = mount_dev(PLAIN_DEV, ex.fstype);
+	int err = errno;
 
 	if (!strcmp(ex.testfs, "all")) {
 		ASSERT_NE(0, ret) {
 			umount(MNT);
 			TH_LOG("testfs=all but the unflagged image mounted");
 		}
+		check_refusal(_metadata, PLAIN_DEV, err, EINVAL,
+			      TEST_FS_REFUSAL, before);
 		return;
 	}
 	ASSERT_EQ(0, ret) {
@@ -463,7 +541,7 @@ TEST(the_unflagged_image_mounts_unless_test_fs_is_required)
 TEST(the_compat_type_mounts_the_flagged_image_and_warns)
 {
 	char *log;
-	int ret;
+	int before, ret, err;
 
 	if (!ex.compat)
 		SKIP(return, "no compat type declared or configured");
@@ -477,10 +555,15 @@ TEST(the_compat_type_mounts_the_flagged_image_and_warns)
 		TH_LOG("no ext4dev deprecation line in the kernel log");
 	}
 	free(log);
+	before = ext4_lines(PLAIN_DEV, TEST_FS_REFUSAL);
 	ret = mount_dev(PLAIN_DEV, "ext4dev");
+	err = errno;
 	if (!ret)
 		umount(MNT);
 	EXPECT_EQ(!strcmp(ex.testfs, "none"), ret == 0);
+	if (ret)
+		check_refusal(_metadata, PLAIN_DEV, err, EINVAL,
+			      TEST_FS_REFUSAL, before);
 }
 
 FIXTURE(flagged_image) {
@@ -614,32 +697,68 @@ TEST_F(flagged_image, an_unprivileged_user_cannot_change_a_root_files_acl)
 }
 
 /*
- * Mounting a damaged image must fail, or give a read-only filesystem; a
- * kernel that oopses on the way is caught by end_of_run.
+ * The damaged images sit beside a healthy one on the same kind of disk: a
+ * refusal means something only if that one mounts, read-write.
+ */
+TEST(the_healthy_control_partition_mounts_read_write)
+{
+	struct statvfs st;
+
+	ASSERT_NE(0, ex.control[0]) {
+		TH_LOG("no control= in /expect");
+	}
+	ASSERT_EQ(0, mount_dev(ex.control, ex.fstype)) {
+		TH_LOG("mount %s -t %s: %s", ex.control, ex.fstype,
+		       strerror(errno));
+	}
+	EXPECT_EQ(0, statvfs(MNT, &st));
+	EXPECT_EQ(0, st.f_flag & ST_RDONLY);
+	EXPECT_EQ(0, umount(MNT));
+}
+
+/*
+ * Mounting a damaged image must fail with the errno ext4 gives for that
+ * damage and log why, or, where that is the kernel's answer, give a
+ * read-only filesystem; a kernel that oopses on the way is caught by
+ * end_of_run.
  */
 static void check_hostile(struct __test_metadata *_metadata, const char *kind)
 {
-	const char *dev = hostile_dev(kind);
+	const struct hostile *h = hostile_of(kind);
 	struct statvfs st;
-	int ret;
+	int before, ret, err;
 
-	ASSERT_NE(NULL, dev) {
+	ASSERT_NE(NULL, h) {
 		TH_LOG("no hostile_%s in /expect", kind);
 	}
-	if (mount_dev(dev, ex.fstype)) {
+	ASSERT_LE(0, h->err) {
+		TH_LOG("hostile_%s in /expect has no errno and message", kind);
+	}
+	before = ext4_lines(h->dev, h->msg);
+	if (mount_dev(h->dev, ex.fstype)) {
+		err = errno;
 		/* Refused by ext4, not for want of the type. */
-		EXPECT_NE(ENODEV, errno) {
+		EXPECT_NE(ENODEV, err) {
 			TH_LOG("no filesystem type %s to mount %s with",
-			       ex.fstype, dev);
+			       ex.fstype, h->dev);
 		}
+		EXPECT_NE(0, h->err) {
+			TH_LOG("%s (%s) refused: %s; expected a read-only mount",
+			       h->dev, kind, strerror(err));
+		}
+		check_refusal(_metadata, h->dev, err, h->err, h->msg, before);
 		return;
 	}
 	ret = statvfs(MNT, &st);
 	EXPECT_EQ(0, ret);
 	if (!ret) {
 		EXPECT_NE(0, st.f_flag & ST_RDONLY) {
-			TH_LOG("%s (%s) mounted read-write", dev, kind);
+			TH_LOG("%s (%s) mounted read-write", h->dev, kind);
 		}
+	}
+	EXPECT_EQ(0, h->err) {
+		TH_LOG("%s (%s) mounted; expected %s", h->dev, kind,
+		       strerror(h->err));
 	}
 	EXPECT_EQ(0, umount(MNT));
 }

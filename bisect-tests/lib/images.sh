@@ -11,6 +11,26 @@ BT_HOSTILE_KINDS=(bad_magic gdt_garbage inodes_count journal_sb blocks_count
 	log_block_size first_data_block)
 BT_HOSTILE_BLOCK=1024
 
+# What ext4 answers for each damage: the errno of mount(2), then the text
+# of the "EXT4-fs (<dev>): ..." line it logs (fs/ext4/super.c).  EUCLEAN
+# is the kernel's EFSCORRUPTED.
+declare -A BT_HOSTILE_REFUSAL=(
+	[bad_magic]="EINVAL VFS: Can't find ext4 filesystem"
+	[gdt_garbage]="EUCLEAN group descriptors corrupted!"
+	[inodes_count]="EINVAL inodes count not valid:"
+	[journal_sb]="EINVAL error loading journal"
+	[blocks_count]="EINVAL bad geometry: block count"
+	[log_block_size]="EINVAL Invalid log block size: 20"
+	[first_data_block]="EINVAL bad geometry: first data block is 0 with a 1k block and cluster size"
+)
+
+# The partitions of the hostile disks, in order: a healthy control made
+# the same way (it must mount read-write in the same boot), then the
+# damaged images.
+images_partitions() {
+	printf '%s\n' control "${BT_HOSTILE_KINDS[@]}"
+}
+
 images_make() {
 	local rdir=$1 log=$1/images.log kind
 	rm -f "$rdir"/*.img
@@ -18,7 +38,7 @@ images_make() {
 	logged "$log" mke2fs -F -t ext4 -E test_fs -L flagged "$rdir/flagged.img" || return 1
 	logged "$log" mke2fs -F -t ext4 -L plain "$rdir/plain.img" || return 1
 	logged "$log" mke2fs -F -t ext4 -E test_fs -L crash "$rdir/crash.img" || return 1
-	for kind in "${BT_HOSTILE_KINDS[@]}"; do
+	for kind in $(images_partitions); do
 		images_hostile "$rdir/hostile-$kind.img" "$kind" "$log" || return 1
 	done
 	images_pack_hostile "$rdir"
@@ -29,14 +49,15 @@ images_make() {
 BT_HOSTILE_PER_DISK=4
 
 images_hostile_disks() {
-	echo $(((${#BT_HOSTILE_KINDS[@]} + BT_HOSTILE_PER_DISK - 1) / BT_HOSTILE_PER_DISK))
+	echo $((($(images_partitions | wc -l) + BT_HOSTILE_PER_DISK - 1) / BT_HOSTILE_PER_DISK))
 }
 
 images_pack_hostile() {
-	local rdir=$1 disk i kinds
+	local rdir=$1 disk i parts=() kinds
+	mapfile -t parts < <(images_partitions)
 	for ((i = 0; i < $(images_hostile_disks); i++)); do
 		disk=$rdir/hostile-disk$i.img
-		kinds=("${BT_HOSTILE_KINDS[@]:i * BT_HOSTILE_PER_DISK:BT_HOSTILE_PER_DISK}")
+		kinds=("${parts[@]:i * BT_HOSTILE_PER_DISK:BT_HOSTILE_PER_DISK}")
 		images_mbr_disk "$disk" "${kinds[@]/#/$rdir/hostile-}" || return 1
 	done
 }
@@ -80,12 +101,20 @@ images_list() {
 	done
 }
 
-# /expect lines naming the guest's partition for each hostile kind.
+# /expect lines naming the guest's partition for the control and, for
+# each hostile kind, the errno (as a number) and line ext4 answers with.
 images_hostile_expect() {
-	local i
-	for i in "${!BT_HOSTILE_KINDS[@]}"; do
-		printf 'hostile_%s=/dev/vd%s%d\n' "${BT_HOSTILE_KINDS[i]}" \
-			"$(images_letter $((3 + i / BT_HOSTILE_PER_DISK)))" $((i % BT_HOSTILE_PER_DISK + 1))
+	local i parts=() dev refusal
+	mapfile -t parts < <(images_partitions)
+	for i in "${!parts[@]}"; do
+		dev=/dev/vd$(images_letter $((3 + i / BT_HOSTILE_PER_DISK)))$((i % BT_HOSTILE_PER_DISK + 1))
+		if [ "${parts[i]}" = control ]; then
+			printf 'control=%s\n' "$dev"
+			continue
+		fi
+		refusal=${BT_HOSTILE_REFUSAL[${parts[i]}]}
+		printf 'hostile_%s=%s %s %s\n' "${parts[i]}" "$dev" \
+			"$(python3 -c "import errno; print(errno.${refusal%% *})")" "${refusal#* }"
 	done
 }
 
@@ -136,6 +165,11 @@ images_damage_journal_sb() {
 	block=$(debugfs -R 'bmap <8> 0' "$img" 2>>"$log")
 	[[ "$block" =~ ^[1-9][0-9]*$ ]] || { say "images: no journal block in $img: '$block'"; return 1; }
 	images_garbage "$img" $((block * BT_HOSTILE_BLOCK)) "$BT_HOSTILE_BLOCK"
+}
+
+# The control: healthy.
+images_damage_control() {
+	:
 }
 
 # A filesystem claiming 16 MiB on a device cut to 8 MiB.
