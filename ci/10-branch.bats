@@ -185,7 +185,7 @@ load helpers
 
 @test "shell scripts pass shellcheck" {
 	run shellcheck -x "$KBRANCH" "$REPO"/branch-scripts/lib/*.sh "$REPO"/branch-scripts/cmd/* "$REPO"/branch-scripts/lib/patatt "$REPO"/branch-scripts/lib/get-maintainer \
-		"$REPO"/ci/test "$REPO"/.ci/run "$REPO"/bisect-tests/run "$REPO"/bisect-tests/lib/*.sh
+		"$REPO"/ci/test "$REPO"/ci/timing-table "$REPO"/.ci/run "$REPO"/bisect-tests/run "$REPO"/bisect-tests/lib/*.sh
 	echo "$output"
 	[ "$status" -eq 0 ]
 }
