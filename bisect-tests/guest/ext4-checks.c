@@ -282,7 +282,7 @@ static int write_file(const char *path, const char *text, mode_t mode)
 	return ret;
 }
 
-/* The host regenerates these patterns ("pattern", "crash") the same way. */
+/* The lines of /pattern and /crash-pattern; the host reads them back. */
 static int pattern_line(char *buf, size_t size, const char *what, int i)
 {
 	return snprintf(buf, size, "ext4-checks %s line %05d\n", what, i);
@@ -948,6 +948,37 @@ static void list_tests(void)
 			printf("%s.%s\n", f->name, t->name);
 }
 
+/*
+ * The guest<->host contract, printed on the host: the bytes the guest
+ * writes, which the host's read-back compares with (lib/hostcheck.sh),
+ * so that both sides never hold a copy of their own.
+ */
+static int print_contract(const char *what)
+{
+	unsigned char acl[64];
+	char line[64];
+	int i, lines;
+
+	if (!strcmp(what, "acl")) {
+		size_t len = deny_acl(acl);
+
+		return fwrite(acl, 1, len, stdout) == len ? 0 : 1;
+	}
+	if (!strcmp(what, "pattern")) {
+		lines = PATTERN_LINES;
+	} else if (!strcmp(what, "crash")) {
+		lines = CRASH_LINES;
+	} else {
+		fprintf(stderr, "ext4-checks: --print pattern, crash or acl\n");
+		return 2;
+	}
+	for (i = 0; i < lines; i++) {
+		pattern_line(line, sizeof(line), what, i);
+		fputs(line, stdout);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *failed;
@@ -957,6 +988,8 @@ int main(int argc, char **argv)
 		list_tests();
 		return 0;
 	}
+	if (argc > 2 && !strcmp(argv[1], "--print"))
+		return print_contract(argv[2]);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc > 1 && !strcmp(argv[1], "--root-probe")) {
 		root_probe();

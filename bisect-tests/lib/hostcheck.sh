@@ -6,23 +6,12 @@
 # The guest prints this once the crash image holds its fsynced pattern.
 BT_CRASH_WRITTEN='# ext4-checks: crash image written'
 
-# The same lines as pattern_line() in guest/ext4-checks.c: "pattern" 2000
-# lines on the flagged image, "crash" 8192 on the crash image.
-hostcheck_pattern() {
-	local what=$1 lines=$2 i
-	for ((i = 0; i < lines; i++)); do
-		printf 'ext4-checks %s line %05d\n' "$what" "$i"
-	done
-}
-
-# The raw ACL deny_acl() in guest/ext4-checks.c sets.
-hostcheck_acl() {
-	printf '\x02\x00\x00\x00'
-	printf '\x01\x00\x06\x00\xff\xff\xff\xff'
-	printf '\x02\x00\x00\x00\xe8\x03\x00\x00'
-	printf '\x04\x00\x04\x00\xff\xff\xff\xff'
-	printf '\x10\x00\x04\x00\xff\xff\xff\xff'
-	printf '\x20\x00\x04\x00\xff\xff\xff\xff'
+# What the guest wrote, from the guest program itself ($rdir/init): the
+# lines of /pattern (--print pattern) and /crash-pattern (--print crash),
+# and the raw ACL it set (--print acl).
+hostcheck_contract() {
+	local rdir=$1 what=$2
+	"$rdir/init" --print "$what"
 }
 
 # Hex of a raw ACL with the id of unnamed entries cleared: e2fsprogs reads
@@ -84,7 +73,7 @@ hostcheck_crash() {
 	hostcheck_fsck "$img" "$log" || return 1
 	debugfs -R 'cat /crash-pattern' "$img" >"$dir/crash-pattern" 2>>"$log"
 	hostcheck_same "/crash-pattern after the reset and journal replay" \
-		<(hostcheck_pattern crash 8192) "$dir/crash-pattern"
+		<(hostcheck_contract "$rdir" crash) "$dir/crash-pattern"
 }
 
 hostcheck_run() {
@@ -96,7 +85,7 @@ hostcheck_run() {
 	hostcheck_fsck "$img" "$dir/e2fsck.log" || bad=1
 	hostcheck_fsck "$rdir/plain.img" "$dir/e2fsck.log" || bad=1
 	debugfs -R 'cat /pattern' "$img" >"$dir/pattern" 2>>"$dir/debugfs.log"
-	hostcheck_same /pattern <(hostcheck_pattern pattern 2000) "$dir/pattern" || bad=1
+	hostcheck_same /pattern <(hostcheck_contract "$rdir" pattern) "$dir/pattern" || bad=1
 	hostcheck_xattr "$img" "$dir" user.kbranch || bad=1
 	hostcheck_xattr "$img" "$dir" trusted.kbranch || bad=1
 	if grep -qx security=1 "$rdir/expect"; then
@@ -104,7 +93,7 @@ hostcheck_run() {
 	fi
 	if grep -qx acl=1 "$rdir/expect"; then
 		debugfs -R "ea_get -f $dir/acl /acl system.posix_acl_access" "$img" >>"$dir/debugfs.log" 2>&1
-		hostcheck_acl | hostcheck_acl_hex >"$dir/acl.expected.hex"
+		hostcheck_contract "$rdir" acl | hostcheck_acl_hex >"$dir/acl.expected.hex"
 		hostcheck_acl_hex <"$dir/acl" >"$dir/acl.hex"
 		hostcheck_same "/acl system.posix_acl_access" "$dir/acl.expected.hex" "$dir/acl.hex" || bad=1
 	fi
