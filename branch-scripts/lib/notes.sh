@@ -57,8 +57,10 @@ note_record() {
 # Every recorded line, from the notes of every commit, read once per run
 # (note_record forgets it): one git process, not one per note.
 note_lines() {
+	# "notes list" prints "<blob> <object>": cat-file shows <object> as
+	# the header of each blob's lines.
 	[ -n "${KBRANCH_NOTE_LINES+x}" ] || KBRANCH_NOTE_LINES=$(kgit notes --ref="$KBRANCH_NOTES" list 2>/dev/null |
-		awk '{ print $1 " " $2 }' | kgit cat-file --batch='%(rest)' 2>/dev/null | awk '
+		kgit cat-file --batch='%(rest)' 2>/dev/null | awk '
 			NF == 1 && length($1) >= 40 && $1 ~ /^[0-9a-f]+$/ { object = $1; next }
 			NF > 0 { print object " " $0 }')
 	[ -z "$KBRANCH_NOTE_LINES" ] || printf '%s\n' "$KBRANCH_NOTE_LINES"
