@@ -260,3 +260,68 @@ carry_restore() {
 		cp "$state/$name" "$file" || return 1
 	done < <(carry_state_files "$variant" "$k")
 }
+
+# --- At the tip, the packaged tree's answer, line for line -------------------
+# A carried config's packaged form is the same config under the new names,
+# made at packaged/<version>: Debian's config as Debian ships it, a
+# variant's config from its fragments (oldconfig's is builtin's).  At the
+# tip every carried config must equal it in the ext4 family, except lines
+# that bisect-tests/compat-differences lists as config-packaged there.
+
+carry_packaged_file() {
+	printf '%s/packaged/%s/%s.config\n' "$(carry_dir)" "$CARRY_PACKAGED_KEY" "$1"
+}
+
+# Make the packaged forms, once per version, tests, tools and Debian config:
+# checks packaged/<version> out only when one is missing.
+carry_packaged_forms() {
+	local version=$1 source out
+	CARRY_PACKAGED_KEY=$version-$({
+		printf '%s %s\n' "$(tests_version)" "$(toolchain)"
+		sha256sum </usr/src/linux-config-6.1/config.amd64_none_amd64.xz 2>/dev/null
+	} | sha256sum | cut -c1-12)
+	for source in debian module minimal builtin; do
+		out=$(carry_packaged_file "$source")
+		[ ! -s "$out" ] || continue
+		[ "$(kgit rev-parse HEAD)" = "$(kgit rev-parse "packaged/$version^{commit}")" ] ||
+			kgit checkout -q --detach "packaged/$version^{commit}"
+		mkdir -p "$(dirname "$out")"
+		case "$source" in
+		debian) xz -dc /usr/src/linux-config-6.1/config.amd64_none_amd64.xz >"$out.in" &&
+			olddefconfig_into "$(carry_dir)/debian/kconfig" "$out.in" "$out.tmp" ;;
+		*) bt_configure "$source" "$(carry_dir)/packaged-work" >>"$out.log" 2>&1 &&
+			cp "$(carry_dir)/packaged-work/build/$source/.config" "$out.tmp" ;;
+		esac || die "cannot make the packaged form of the $source config (log: $out.log)"
+		mv "$out.tmp" "$out"
+	done
+}
+
+# Each ext4-family line in which config $4 (carried $5) differs from
+# source $2's packaged form, unless compat-differences lists
+# "<$3>: <+|-> <line>" as config-packaged for step $1 ("+" a line only ours
+# has, "-" one only the packaged form has).  Returns 1 if any.
+carry_vs_packaged() {
+	local k=$1 source=$2 label=$3 config=$4 way=$5 line bad=0
+	while IFS= read -r line; do
+		case "$line" in
+		'< '*) line="$label: + ${line:2}" ;;
+		'> '*) line="$label: - ${line:2}" ;;
+		*) continue ;;
+		esac
+		carry_allowed config-packaged "$k" "$line" && continue
+		echo "$way, it differs from the $source config made at the packaged tree, not in compat-differences: '$line'"
+		bad=1
+	done < <(diff <(carry_family "$config") <(carry_family "$(carry_packaged_file "$source")") || true)
+	return "$bad"
+}
+
+# At the tip: carried stepped and jumped from the base, and made fresh
+# there, each against the packaged form.
+carry_tip_vs_packaged() {
+	local source=$1 k=$2 dir bad=0
+	dir=$(carry_dir)/$source
+	carry_vs_packaged "$k" "$source" "$source from the base" "$dir/stepped/.config" "stepped from the base" || bad=1
+	carry_vs_packaged "$k" "$source" "$source from the base" "$dir/jumped/.config" "jumped from the base" || bad=1
+	carry_vs_packaged "$k" "$source" "$source made fresh" "$dir/fresh/$k/.config" "made fresh at the tip" || bad=1
+	return "$bad"
+}
