@@ -137,6 +137,35 @@ make_detour_branch() {
 	[ "$(grep -c 'passed before' <<<"$output")" -eq 1 ]
 }
 
+# Kconfig only, on the x86 and um defconfigs (the full run: README).
+@test "defconfigs: made at the tip, or at ext4dev-base and carried there, each equals the packaged tree's result" {
+	local before
+	before=$(tree_state)
+	run "$KBRANCH" defconfigs --arch x86_64 --arch i386 --arch um
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c '^ok [0-9]* - arch/.*equals the packaged tree' <<<"$output")" -eq 4 ]
+	[ "$(tree_state)" = "$before" ]
+}
+
+# v1's default, EXT4DEV_COMPAT from EXT4DEV_FS: a defconfig made at the
+# base switches the compat type on at the tip; and a tip defconfig that
+# drops an ext4 line is caught too.
+@test "defconfigs: a carried defconfig that gains the compat type, or a tip one that loses ACLs, is caught with its line" {
+	ktree checkout -q -f -B scratch ext4-rename
+	sed -i '/^config EXT4DEV_COMPAT$/,/^$/s/^\tdepends on EXT4_FS$/&\n\tdefault y if EXT4DEV_FS != n/' "$KTREE/fs/ext4/Kconfig"
+	sed -i '/^CONFIG_EXT4_FS_POSIX_ACL=y$/d' "$KTREE/arch/x86/configs/i386_defconfig"
+	ktree -c user.name=ci -c user.email=ci@localhost commit -q -a -m 'ext4: v1-style compat default, and i386 loses ACLs'
+	ktree checkout -q -f ext4-rename
+	run "$KBRANCH" defconfigs --branch scratch --arch x86_64 --arch i386
+	ktree branch -q -D scratch
+	echo "$output"
+	[ "$status" -eq 1 ]
+	grep -q '^not ok [0-9]* - arch/x86/configs/x86_64_defconfig (ARCH=x86_64) differs' <<<"$output"
+	grep -qx '# from the base: + CONFIG_EXT4DEV_COMPAT=y' <<<"$output"
+	grep -qx '# tip: - CONFIG_EXT4_FS_POSIX_ACL=y' <<<"$output"
+}
+
 @test "kbranch results prints the commit x variant table from the notes" {
 	run "$KBRANCH" results
 	echo "$output"

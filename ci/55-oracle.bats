@@ -67,5 +67,7 @@ run_here() {
 	grep -q "^not ok [0-9]* - $(ktree rev-parse --short scratch) .*\[carried-minimal\]" <<<"$output"
 	grep -q "^# made fresh at commit 1 and carried to the tip, it gains 'CONFIG_EXT4DEV_COMPAT=y'" <<<"$output"
 	# and the base's own config, carried, no longer equals the packaged form
-	grep -q "^# stepped from the base, it differs from the minimal config made at the packaged tree, not in compat-differences: 'minimal from the base: + CONFIG_EXT4DEV_COMPAT=y'" <<<"$output"
+	grep -q "^# jumped from the base, it differs from the minimal config made at the packaged tree, not in compat-differences: 'minimal from the base: + CONFIG_EXT4DEV_COMPAT=y'" <<<"$output"
+	# nothing else: the listed lines count at a scratch commit on the tip too
+	[ "$(grep -c 'made at the packaged tree' <<<"$output")" -eq 1 ]
 }

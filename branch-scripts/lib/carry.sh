@@ -316,12 +316,14 @@ carry_vs_packaged() {
 }
 
 # At the tip: carried stepped and jumped from the base, and made fresh
-# there, each against the packaged form.
+# there, each against the packaged form.  Listed lines are looked up under
+# the tip's declared step (a scratch commit on top inherits its parent's).
 carry_tip_vs_packaged() {
-	local source=$1 k=$2 dir bad=0
+	local source=$1 k=$2 dir bad=0 step
 	dir=$(carry_dir)/$source
-	carry_vs_packaged "$k" "$source" "$source from the base" "$dir/stepped/.config" "stepped from the base" || bad=1
-	carry_vs_packaged "$k" "$source" "$source from the base" "$dir/jumped/.config" "jumped from the base" || bad=1
-	carry_vs_packaged "$k" "$source" "$source made fresh" "$dir/fresh/$k/.config" "made fresh at the tip" || bad=1
+	step=$(declared step)
+	carry_vs_packaged "$step" "$source" "$source from the base" "$dir/stepped/.config" "stepped from the base" || bad=1
+	carry_vs_packaged "$step" "$source" "$source from the base" "$dir/jumped/.config" "jumped from the base" || bad=1
+	carry_vs_packaged "$step" "$source" "$source made fresh" "$dir/fresh/$k/.config" "made fresh at the tip" || bad=1
 	return "$bad"
 }
