@@ -138,7 +138,7 @@ make_detour_branch() {
 }
 
 # Kconfig only, on the x86 and um defconfigs (the full run: README).
-@test "defconfigs: made at the tip, or at ext4dev-base and carried there, each equals the packaged tree's result" {
+@test "defconfigs: made at the tip, or at ext4dev-base and carried there, each equals the packaged tree's result; a re-run makes none again" {
 	local before
 	before=$(tree_state)
 	run "$KBRANCH" defconfigs --arch x86_64 --arch i386 --arch um
@@ -146,6 +146,12 @@ make_detour_branch() {
 	[ "$status" -eq 0 ]
 	[ "$(grep -c '^ok [0-9]* - arch/.*equals the packaged tree' <<<"$output")" -eq 4 ]
 	[ "$(tree_state)" = "$before" ]
+	# Results are kept by tree: nothing changed, no Kconfig run.  (The next
+	# test changes the tip, and its results are made again.)
+	run "$KBRANCH" defconfigs --arch x86_64 --arch i386 --arch um
+	[ "$status" -eq 0 ]
+	[ "$(grep -c 'results kept from an earlier run' <<<"$output")" -eq 4 ]
+	[ "$(grep -c 'Kconfig runs (' <<<"$output")" -eq 0 ]
 }
 
 # v1's default, EXT4DEV_COMPAT from EXT4DEV_FS: a defconfig made at the
