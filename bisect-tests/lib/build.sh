@@ -29,7 +29,7 @@ build_seed() {
 	local variant=$1 bdir other
 	bdir=$(build_dir "$variant")
 	[ ! -e "$bdir" ] || return 0
-	for other in builtin minimal module oldconfig; do
+	for other in $(variants_of built carried); do
 		[ "$other" != "$variant" ] || continue
 		if [ -f "$(build_dir "$other")/vmlinux" ]; then
 			say "$variant: first build, starting from a copy of the $other build"

@@ -37,3 +37,25 @@ build_dir() {
 run_dir() {
 	printf '%s/runs/%s\n' "$KBRANCH_WORK" "$1"
 }
+
+# The variant registry (configs/variants) as "name kind reference" lines,
+# in its order; with kinds given, only those.
+variant_registry() {
+	local name kind ref _
+	while IFS='|' read -r name kind ref _; do
+		name=${name// /} kind=${kind// /} ref=${ref// /}
+		[[ -z "$name" || "$name" == \#* ]] && continue
+		if [ "$#" -eq 0 ] || [[ " $* " == *" $kind "* ]]; then
+			printf '%s %s %s\n' "$name" "$kind" "$ref"
+		fi
+	done <"$BT_DIR/configs/variants"
+}
+
+# The names of the variants of the given kinds (bash only: it runs before
+# the tools are checked).
+variants_of() {
+	local name _
+	while read -r name _; do
+		printf '%s\n' "$name"
+	done < <(variant_registry "$@")
+}

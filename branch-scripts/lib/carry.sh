@@ -272,6 +272,12 @@ carry_packaged_file() {
 	printf '%s/packaged/%s/%s.config\n' "$(carry_dir)" "$CARRY_PACKAGED_KEY" "$1"
 }
 
+# Whose packaged forms the carried variants compare with: carried-<source>'s
+# source, and oldconfig's reference variant.
+carry_packaged_sources() {
+	variant_registry | awk '$2 == "kconfig" { sub(/^carried-/, "", $1); print $1 } $2 == "carried" { print $3 }'
+}
+
 # Make the packaged forms, once per version, tests, tools and Debian config:
 # checks packaged/<version> out only when one is missing.
 carry_packaged_forms() {
@@ -280,7 +286,7 @@ carry_packaged_forms() {
 		printf '%s %s\n' "$(tests_version)" "$(toolchain)"
 		sha256sum </usr/src/linux-config-6.1/config.amd64_none_amd64.xz 2>/dev/null
 	} | sha256sum | cut -c1-12)
-	for source in debian module minimal builtin; do
+	for source in $(carry_packaged_sources); do
 		out=$(carry_packaged_file "$source")
 		[ ! -s "$out" ] || continue
 		[ "$(kgit rev-parse HEAD)" = "$(kgit rev-parse "packaged/$version^{commit}")" ] ||

@@ -5,39 +5,16 @@
 # configured the same way whoever builds it.
 
 # Configure the checked-out commit of $KTREE like variant $1 of
-# bisect-tests, in work dir $2 (build dir $2/build/$1).
+# bisect-tests, in work dir $2 (build dir $2/build/$1): bisect-tests/run's
+# own config pipeline, through its interface.
 bt_configure() {
-	KBRANCH_WORK=$2 bt_configure_here "$1"
+	(cd "$KTREE" && KBRANCH_WORK=$2 "$KBRANCH_REPO/bisect-tests/run" --configure-only --variant "$1")
 }
-
-# Load bisect-tests' stages for the checked-out commit of $KTREE.  Only in
-# a subshell: the stages set globals of their own.
-bt_load() {
-	cd "$KTREE" || exit 128
-	KTREE_DIR=$KTREE
-	# shellcheck source=/dev/null # bisect-tests/lib/common.sh: its KBRANCH_WORK default is for its own subshell
-	. "$KBRANCH_REPO/bisect-tests/lib/common.sh"
-	# shellcheck source=bisect-tests/lib/expect.sh
-	. "$KBRANCH_REPO/bisect-tests/lib/expect.sh"
-	# shellcheck source=bisect-tests/lib/config.sh
-	. "$KBRANCH_REPO/bisect-tests/lib/config.sh"
-	# shellcheck source=bisect-tests/lib/build.sh
-	. "$KBRANCH_REPO/bisect-tests/lib/build.sh"
-	expect_load
-}
-
-bt_configure_here() (
-	bt_load
-	build_compilers
-	mkdir -p "$(run_dir "$1")"
-	config_generate "$1" && config_check "$1"
-)
 
 # The symbols the checked-out commit builds ext4, ACL and security from.
-used_symbols() (
-	bt_load
-	printf '%s %s %s\n' "$(used_symbol fs)" "$(used_symbol acl)" "$(used_symbol sec)"
-)
+used_symbols() {
+	(cd "$KTREE" && "$KBRANCH_REPO/bisect-tests/run" --print-declared used-symbols)
+}
 
 # kbranch check and preflight build in the builtin variant's build dir:
 # W=1 and C=2 only recompile the directories they are given, so sharing it
@@ -60,7 +37,6 @@ kbuild_make() {
 }
 
 # One declared expectation of the checked-out commit: declared kconfig.
-declared() (
-	bt_load
-	expect "$1"
-)
+declared() {
+	(cd "$KTREE" && "$KBRANCH_REPO/bisect-tests/run" --print-declared "$1")
+}

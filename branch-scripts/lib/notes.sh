@@ -9,11 +9,20 @@
 
 KBRANCH_NOTES=refs/notes/kbranch
 
-# What kbranch verify runs and records, in table order.  oldconfig is a
-# tester's .config made at the base and carried commit to commit, built and
-# booted; carried-* are Kconfig-only carried configs (lib/carry.sh).
+# The variant registry, bisect-tests/configs/variants, through bisect-tests'
+# own interface: "name kind reference" lines, in table order.
+variant_registry() {
+	"$KBRANCH_REPO/bisect-tests/run" --list-variants
+}
+
+# What kbranch verify runs and records, in table order: every variant.
 # shellcheck disable=SC2034 # read by cmd/verify and cmd/results
-KBRANCH_VARIANTS=(builtin module minimal oldconfig carried-debian carried-module carried-minimal)
+mapfile -t KBRANCH_VARIANTS < <(variant_registry | cut -d' ' -f1)
+
+# The packaged reference variant $1 is compared with ("-": none).
+variant_reference() {
+	variant_registry | awk -v v="$1" '$1 == v { print $3 }'
+}
 
 # The version of the tests: a hash of everything under bisect-tests/,
 # taken once per run (note_prime), as are the tools: what a run's verdicts
