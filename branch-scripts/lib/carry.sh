@@ -302,22 +302,29 @@ carry_packaged_forms() {
 	done
 }
 
-# Each ext4-family line in which config $4 (carried $5) differs from
-# source $2's packaged form, unless compat-differences lists
-# "<$3>: <+|-> <line>" as config-packaged for step $1 ("+" a line only ours
-# has, "-" one only the packaged form has).  Returns 1 if any.
-carry_vs_packaged() {
-	local k=$1 source=$2 label=$3 config=$4 way=$5 line bad=0
+# Each ext4-family line in which config $4 differs from reference $5, as
+# "<$3>: + line" (only ours) or "<$3>: - line" (only the reference), unless
+# compat-differences lists it under check $1 for step $2.
+family_differences() {
+	local check=$1 k=$2 label=$3 ours=$4 ref=$5 line
 	while IFS= read -r line; do
 		case "$line" in
 		'< '*) line="$label: + ${line:2}" ;;
 		'> '*) line="$label: - ${line:2}" ;;
 		*) continue ;;
 		esac
-		carry_allowed config-packaged "$k" "$line" && continue
+		carry_allowed "$check" "$k" "$line" || printf '%s\n' "$line"
+	done < <(diff <(carry_family "$ours") <(carry_family "$ref") || true)
+}
+
+# Each unlisted config-packaged difference of config $4 (carried $5) from
+# source $2's packaged form at step $1, said in a sentence.  Returns 1 if any.
+carry_vs_packaged() {
+	local k=$1 source=$2 label=$3 config=$4 way=$5 line bad=0
+	while IFS= read -r line; do
 		echo "$way, it differs from the $source config made at the packaged tree, not in compat-differences: '$line'"
 		bad=1
-	done < <(diff <(carry_family "$config") <(carry_family "$(carry_packaged_file "$source")") || true)
+	done < <(family_differences config-packaged "$k" "$label" "$config" "$(carry_packaged_file "$source")")
 	return "$bad"
 }
 
