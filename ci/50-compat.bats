@@ -158,10 +158,9 @@ make_detour_branch() {
 # base switches the compat type on at the tip; and a tip defconfig that
 # drops an ext4 line is caught too.
 @test "defconfigs: a carried defconfig that gains the compat type, or a tip one that loses ACLs, is caught with its line" {
-	ktree checkout -q -f -B scratch ext4-rename
-	sed -i '/^config EXT4DEV_COMPAT$/,/^$/s/^\tdepends on EXT4_FS$/&\n\tdefault y if EXT4DEV_FS != n/' "$KTREE/fs/ext4/Kconfig"
-	sed -i '/^CONFIG_EXT4_FS_POSIX_ACL=y$/d' "$KTREE/arch/x86/configs/i386_defconfig"
-	ktree -c user.name=ci -c user.email=ci@localhost commit -q -a -m 'ext4: v1-style compat default, and i386 loses ACLs'
+	scratch_commit ext4-rename 'ext4: v1-style compat default, and i386 loses ACLs' sh -c \
+		"sed -i '/^config EXT4DEV_COMPAT\$/,/^\$/s/^\tdepends on EXT4_FS\$/&\n\tdefault y if EXT4DEV_FS != n/' fs/ext4/Kconfig &&
+		 sed -i '/^CONFIG_EXT4_FS_POSIX_ACL=y\$/d' arch/x86/configs/i386_defconfig"
 	ktree checkout -q -f ext4-rename
 	run "$KBRANCH" defconfigs --branch scratch --arch x86_64 --arch i386
 	ktree branch -q -D scratch

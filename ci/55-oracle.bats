@@ -18,16 +18,6 @@ teardown() {
 	ktree branch -q -D scratch 2>/dev/null || true
 }
 
-# Branch "scratch" at $1 plus one commit: $2 is its subject, the rest a
-# command run in the kernel tree that makes the change.
-scratch_commit() {
-	local at=$1 subject=$2
-	shift 2
-	ktree checkout -q -f -B scratch "$at"
-	(cd "$KTREE" && "$@")
-	ktree -c user.name=ci -c user.email=ci@localhost commit -q -a -m "$subject"
-}
-
 run_here() {
 	# shellcheck disable=SC2016 # expanded by the inner bash
 	run --separate-stderr bash -c 'cd "$0" && "$1"/bisect-tests/run "${@:2}"' "$KTREE" "$REPO" "$@"

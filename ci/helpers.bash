@@ -48,3 +48,13 @@ ensure_applied() {
 	[ -d "$KTREE/.git" ] || "$KBRANCH" import 2>&1 | sed "s/^/# /" >&3
 	ktree rev-parse -q --verify refs/heads/ext4-rename >/dev/null || "$KBRANCH" apply 2>&1 | sed "s/^/# /" >&3
 }
+
+# Branch "scratch" at $1 plus one commit: $2 is its subject, the rest a
+# command run in the kernel tree that makes the change.
+scratch_commit() {
+	local at=$1 subject=$2
+	shift 2
+	ktree checkout -q -f -B scratch "$at"
+	(cd "$KTREE" && "$@")
+	ktree -c user.name=ci -c user.email=ci@localhost commit -q -a -m "$subject"
+}
