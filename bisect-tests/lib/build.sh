@@ -34,10 +34,24 @@ build_seed() {
 		if [ -f "$(build_dir "$other")/vmlinux" ]; then
 			say "$variant: first build, starting from a copy of the $other build"
 			rm -rf "$bdir.tmp"
-			cp -a "$(build_dir "$other")" "$bdir.tmp" && mv "$bdir.tmp" "$bdir"
+			cp -a "$(build_dir "$other")" "$bdir.tmp" || return 1
+			build_seed_paths "$(build_dir "$other")" "$bdir" "$bdir.tmp"
+			mv "$bdir.tmp" "$bdir"
 			return 0
 		fi
 	done
+}
+
+# objtool's own build (tools/build) records its build dir's absolute path
+# in its .cmd files: in a copy they name the other dir, so objtool would
+# be rebuilt, and with it every object, which all depend on it.  Rename
+# the path in the copy ($3), from the seed's ($1) to the variant's ($2).
+build_seed_paths() {
+	local from=$1 to=$2 copy=$3
+	[ -d "$copy/tools" ] || return 0
+	# shellcheck disable=SC2016 # perl's own variables
+	grep -rlZ --include='.*.cmd' --include='.*.d' -F "$from/" "$copy/tools" |
+		xargs -0 -r perl -pi -e 'BEGIN { ($f, $t) = splice(@ARGV, 0, 2) } s/\Q$f\E/$t/g' "$from/" "$to/"
 }
 
 build_kernel() {
