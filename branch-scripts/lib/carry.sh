@@ -2,7 +2,8 @@
 # Configs carried through the series the way a tester carries theirs: made
 # at ext4dev-base with the old names, then "make olddefconfig" at every
 # commit.  Checked under the names each commit's build tests (declared by
-# uses= in bisect-tests/expectations).
+# uses= in bisect-tests/expectations).  Kconfig runs through lib/kconfig.sh,
+# which the caller sources too.
 
 CARRY_DIR_NAME=carry
 
@@ -48,9 +49,18 @@ carried_values() {
 		"$(config_of "$acl" "$1")" "$(config_of "$sec" "$1")"
 }
 
-# olddefconfig of config dir $1 at the checked-out commit.
+# olddefconfig of the .config in each dir given, at the checked-out commit,
+# from one parse of Kconfig (kconfig_batch, lib/kconfig.sh).
 carried_olddefconfig() {
-	make -C "$KTREE" O="$1" ARCH=x86_64 olddefconfig >>"$1.log" 2>&1
+	local d
+	kconfig_env x86_64 arch/x86/configs/x86_64_defconfig
+	for d in "$@"; do
+		printf 'olddefconfig %s %s\n' "$d/.config" "$d/.config"
+	done | kconfig_batch x86_64 "$(carry_olddefconfig_log)"
+}
+
+carry_olddefconfig_log() {
+	printf '%s/olddefconfig.log\n' "$(carry_dir)"
 }
 
 # Take carried config <source> to the checked-out commit.  Prints what it
@@ -70,9 +80,7 @@ carried_step() {
 		cp "$dir/base.config" "$dir/stepped/.config"
 	fi
 	cp "$dir/base.config" "$dir/jumped/.config"
-	for way in "${ways[@]}"; do
-		carried_olddefconfig "$dir/$way" || { echo "olddefconfig failed (log: $dir/$way.log)"; return 1; }
-	done
+	carried_olddefconfig "${ways[@]/#/$dir/}" || { echo "olddefconfig failed (log: $(carry_olddefconfig_log))"; return 1; }
 	have=$(carried_values "$dir/stepped/.config")
 	if [ "$is_base" = 1 ]; then
 		# A base config without ext4 would make every later check vacuous.
@@ -132,9 +140,7 @@ debian_config_here() {
 	fi
 }
 
-# olddefconfig of config file $2 into file $3 in O= dir $1, which is kept
-# from commit to commit and run to run: a new O= dir first compiles
-# scripts/kconfig, seconds each time.
+# olddefconfig of config file $2 into file $3, through dir $1.
 olddefconfig_into() {
 	local dir=$1 in=$2 out=$3
 	mkdir -p "$dir"
@@ -172,12 +178,13 @@ carry_allowed() {
 # At every commit: record the fresh config.  At the tip: carry each earlier
 # one here and compare.  Prints each unlisted difference; returns 1 if any.
 carry_fresh_step() {
-	local source=$1 k=$2 is_tip=$3 dir f from line bad=0
+	local source=$1 k=$2 is_tip=$3 dir f from line bad=0 carried
 	dir=$(carry_dir)/$source/fresh
 	# A new run starts at the base: no fresh config of an earlier run stays.
 	[ "$k" != 0 ] || rm -rf "$dir"
 	carry_fresh "$source" "$dir/$k" || { echo "cannot make the $source config fresh at commit $k (log: $dir/$k.log)"; return 1; }
 	[ "$is_tip" = 1 ] || return 0
+	carried=()
 	for f in "$dir"/*/.config; do
 		from=$(basename "$(dirname "$f")")
 		if [ "$from" = "$k" ] || [[ ! "$from" =~ ^[0-9]+$ ]]; then
@@ -185,8 +192,13 @@ carry_fresh_step() {
 		fi
 		rm -rf "$dir/carried-$from"
 		mkdir -p "$dir/carried-$from"
-		olddefconfig_into "$(carry_dir)/$source/kconfig" "$f" "$dir/carried-$from/.config" ||
-			{ echo "olddefconfig failed (log: $(carry_dir)/$source/kconfig.log)"; return 1; }
+		cp "$f" "$dir/carried-$from/.config"
+		carried+=("$dir/carried-$from")
+	done
+	[ "${#carried[@]}" = 0 ] || carried_olddefconfig "${carried[@]}" ||
+		{ echo "olddefconfig failed (log: $(carry_olddefconfig_log))"; return 1; }
+	for f in "${carried[@]}"; do
+		from=${f##*/carried-}
 		# Only what is switched on counts: an option that did not exist
 		# at commit k is missing from its config, not lost.
 		while IFS= read -r line; do
@@ -195,7 +207,7 @@ carry_fresh_step() {
 			carry_allowed config-gained "$from" "$line" && continue
 			echo "made fresh at commit $from and carried to the tip, it gains '$line', which the same config made at the tip lacks (not in compat-differences)"
 			bad=1
-		done < <(diff <(carry_family "$dir/carried-$from/.config") <(carry_family "$dir/$k/.config") || true)
+		done < <(diff <(carry_family "$f/.config") <(carry_family "$dir/$k/.config") || true)
 	done
 	return "$bad"
 }

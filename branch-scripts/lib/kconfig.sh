@@ -1,0 +1,111 @@
+# shellcheck shell=bash
+# Kconfig without make, for the Kconfig-only checks (kbranch defconfigs,
+# the carried configs).  make spends 3.5 of its 6 s per config on itself,
+# and conf most of the rest parsing Kconfig and running its toolchain
+# probes, the same for every config of an ARCH.  So make runs once per
+# ARCH, with a wrapper in conf's place that records conf's environment;
+# then kconfig-batch (kconfig-batch.c: the tree's own conf.c, driven for
+# many configs) makes any number of configs from one parse, in that
+# environment.  Each ARCH's first config is made both ways, to compare.
+
+# Keyed by the compiler and linker Kconfig probes, and the top Makefile:
+# KERNELVERSION and the rest of what make exports to conf come from it.
+kconfig_dir() {
+	local makefile
+	makefile=$(kgit rev-parse HEAD:Makefile)
+	if [ "${KCONFIG_MAKEFILE:-}" != "$makefile" ]; then
+		KCONFIG_MAKEFILE=$makefile
+		KCONFIG_KEY=$({ gcc --version | head -n 1; ld --version | head -n 1; echo "$makefile"; } |
+			sha256sum | cut -c1-12)
+	fi
+	printf '%s/kconfig/%s\n' "$KBRANCH_WORK" "$KCONFIG_KEY"
+}
+
+# A KEY is an ARCH, or um.SUBARCH: um's Kconfig reads SUBARCH.
+kconfig_make_args() {
+	printf 'ARCH=%s\n' "${1%%.*}"
+	[[ "$1" != *.* ]] || printf 'SUBARCH=%s\n' "${1#*.}"
+}
+
+# Each user (KCONFIG_USE: kbranch defconfigs, or the carried configs) has
+# its own, made at the tree it first needed it at.
+kconfig_arch_dir() {
+	printf '%s/%s/%s\n' "$(kconfig_dir)" "${KCONFIG_USE:-carry}" "$1"
+}
+
+kconfig_batch_bin() {
+	printf '%s/kconfig/scripts/kconfig/kconfig-batch\n' "$(kconfig_dir)"
+}
+
+# Build conf in a dir of its own, with the wrapper in its place, and
+# kconfig-batch from the same objects.
+kconfig_build() {
+	local dir log
+	dir=$(kconfig_dir)/kconfig
+	log=$(kconfig_dir)/kconfig.log
+	# kconfig-batch reads its paths as words.
+	[[ "$KTREE$KBRANCH_WORK" != *[[:space:]]* ]] ||
+		die "the Kconfig-only checks need a work dir path without spaces: $KBRANCH_WORK"
+	mkdir -p "$(kconfig_dir)"
+	if [ ! -x "$dir/scripts/kconfig/conf.real" ]; then
+		make -C "$KTREE" O="$dir" ARCH=x86_64 x86_64_defconfig >"$log" 2>&1 ||
+			die "cannot build scripts/kconfig/conf (log: $log)"
+		mv "$dir/scripts/kconfig/conf" "$dir/scripts/kconfig/conf.real"
+		# make keeps running "conf": it records its environment, then is conf.
+		# shellcheck disable=SC2016 # expanded by the wrapper
+		printf '%s\n' '#!/bin/sh' 'env -0 >conf.env' 'exec "$(dirname "$0")/conf.real" "$@"' \
+			>"$dir/scripts/kconfig/conf"
+		chmod +x "$dir/scripts/kconfig/conf"
+		touch -r "$dir/scripts/kconfig/conf.real" "$dir/scripts/kconfig/conf"
+	fi
+	[ "$(kconfig_batch_bin)" -nt "$KBRANCH_REPO/branch-scripts/lib/kconfig-batch.c" ] && return 0
+	gcc -O2 -Wall -I"$KTREE/scripts/kconfig" -I"$dir/scripts/kconfig" -o "$(kconfig_batch_bin)" \
+		"$KBRANCH_REPO/branch-scripts/lib/kconfig-batch.c" \
+		"$dir"/scripts/kconfig/{confdata,expr,lexer.lex,menu,parser.tab,preprocess,symbol,util}.o >>"$log" 2>&1 ||
+		die "cannot build kconfig-batch (log: $log)"
+}
+
+# make defconfig $2 (a path in the tree) for KEY $1 once, at the
+# checked-out tree: conf's environment is kept for kconfig-batch, and
+# kconfig-batch must then make what make made (make.config), or the
+# environment is off.
+kconfig_env() {
+	local key=$1 path=$2 target=${2#arch/*/configs/} dir args
+	dir=$(kconfig_arch_dir "$key")
+	[ -s "$dir/conf.env" ] && return 0
+	kconfig_build
+	rm -rf "$dir"
+	mkdir -p "$(dirname "$dir")"
+	cp -a "$(kconfig_dir)/kconfig" "$dir"
+	rm -f "$dir/conf.env"
+	mapfile -t args < <(kconfig_make_args "$key")
+	if ! make -C "$KTREE" O="$dir" "${args[@]}" "$target" >"$dir.log" 2>&1 || [ ! -s "$dir/conf.env" ]; then
+		rm -f "$dir/conf.env"
+		die "make ${args[*]} $target failed (log: $dir.log)"
+	fi
+	cp "$dir/.config" "$dir/make.config"
+	if ! printf 'defconfig %s %s\n' "$KTREE/$path" "$dir/batch.config" | kconfig_batch "$key" "$dir.log" ||
+		! cmp -s "$dir/make.config" "$dir/batch.config"; then
+		rm -f "$dir/conf.env"
+		die "kconfig-batch does not make what make made of $path (${args[*]}); see $dir"
+	fi
+}
+
+# kconfig-batch for KEY $1, log $2, at the checked-out tree: reads "MODE IN
+# OUT" lines (MODE defconfig or olddefconfig, as kconfig-batch.c says).
+# Each OUT appears only once conf has written it whole, so a killed run
+# leaves none that looks done.
+kconfig_batch() {
+	local key=$1 log=$2 dir envv mode in out rc=0
+	dir=$(kconfig_arch_dir "$key")
+	mapfile -d '' envv <"$dir/conf.env"
+	while read -r mode in out; do
+		rm -f "$out.new"
+		printf '%s %s %s\n' "$mode" "$in" "$out.new"
+	done | (cd "$dir" && env -i "${envv[@]}" "$(kconfig_batch_bin)" "$KTREE/Kconfig") 2>>"$log" >"$log.done" || rc=$?
+	while read -r out; do
+		mv "$out" "${out%.new}"
+	done <"$log.done"
+	rm -f "$log.done"
+	return "$rc"
+}
