@@ -190,9 +190,9 @@ load helpers
 	[ "$status" -eq 0 ]
 }
 
-@test "the guest program is checkpatch clean" {
-	run "$KTREE/scripts/checkpatch.pl" --no-tree --strict -f "$REPO"/bisect-tests/guest/*.c
+@test "the C programs (guest, kconfig-batch) are checkpatch clean" {
+	run "$KTREE/scripts/checkpatch.pl" --no-tree --strict -f "$REPO"/bisect-tests/guest/*.c "$REPO"/branch-scripts/lib/kconfig-batch.c
 	echo "$output"
 	[ "$status" -eq 0 ]
-	grep -q 'total: 0 errors, 0 warnings, 0 checks' <<<"$output"
+	[ "$(grep -c '^total: 0 errors, 0 warnings, 0 checks' <<<"$output")" -eq 2 ]
 }

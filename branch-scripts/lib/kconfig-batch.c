@@ -19,7 +19,6 @@
  * Kconfig objects of the O= dir (all but conf.o).  Exit 1 at the first
  * config that fails, naming it.
  */
-int conf_main(int ac, char **av);
 #define main conf_main
 #include "conf.c"
 #undef main
