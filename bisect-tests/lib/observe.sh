@@ -94,7 +94,7 @@ observe_compare() {
 	version=$(observe_packaged_version)
 	[ -n "$version" ] || die_setup "--against-packaged: no packaged/* tag is an ancestor of HEAD"
 	ref=$(observe_reference "$version" "$refv")
-	[ -f "$ref" ] || die_setup "--against-packaged: no packaged reference for $refv at $ref; make it with 'kbranch verify' (it records one per variant)"
+	[ -f "$ref" ] || observe_make_reference "$version" "$refv"
 	while IFS= read -r line; do
 		case $line in
 		'< '*) line="- ${line:2}" ;;
@@ -106,6 +106,32 @@ observe_compare() {
 		bad=1
 	done < <(diff <(observe_comparable "$ref" "$v") "$(run_dir "$v")/observed.txt" || true)
 	return "$bad"
+}
+
+# A missing reference is made once, here: packaged/<version> checked out
+# in a worktree of its own (never in the tree under test, whose HEAD git
+# bisect owns) and run with --record-reference in a work dir of its own,
+# so that its cold build leaves the variant's build dir alone.  kbranch
+# verify records references the cheap way, in its own tree.
+observe_make_reference() {
+	local version=$1 refv=$2 work log
+	work=$KBRANCH_WORK/reference-work/$version
+	log=$work/$refv.log
+	mkdir -p "$work"
+	step "$refv: no packaged reference for $version yet: building and booting packaged/$version once, a cold build (log: $log)"
+	if [ ! -d "$work/linux" ]; then
+		git worktree prune
+		git worktree add -q --detach "$work/linux" "packaged/$version^{commit}" >>"$log" 2>&1 ||
+			die_setup "cannot check packaged/$version out in $work/linux (log: $log)"
+	fi
+	# Its progress lines are shown, indented; everything goes to the log.
+	if ! (cd "$work/linux" && KBRANCH_WORK=$work "$BT_DIR/run" --variant "$refv" --record-reference) 2>&1 |
+		tee -a "$log" | { grep --line-buffered -E '^\[ *[0-9]+s\]' || true; } | sed 's/^/    packaged: /' >&2; then
+		die_setup "the packaged reference for $refv could not be made (log: $log)"
+	fi
+	mkdir -p "$(dirname "$(observe_reference "$version" "$refv")")"
+	cp "$work/reference/$version/$refv.observed" "$(observe_reference "$version" "$refv")"
+	say "$refv: recorded the packaged reference $(observe_reference "$version" "$refv")"
 }
 
 observe_record_reference() {
