@@ -164,7 +164,7 @@ commits_on_tip() {
 @test "submit writes a b4 thread: a cover letter and one reply per patch, with the base commit and the sender's Signed-off-by" {
 	local out=$KBRANCH_WORK/outgoing n
 	n=$(ktree rev-list --count ext4dev-base..ext4-rename)
-	run "$KBRANCH" submit
+	run "$KBRANCH" submit --dry-run
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ "$(ls "$out" | wc -l)" -eq $((n + 1)) ]
@@ -253,7 +253,7 @@ commits_on_tip() {
 	local out=$KBRANCH_WORK/outgoing tampered=$KBRANCH_CI_SCRATCH/tampered n
 	n=$(ktree rev-list --count ext4dev-base..ext4-rename)
 	use_throwaway_key
-	run "$KBRANCH" submit
+	run "$KBRANCH" submit --dry-run
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"signed $((n + 1)) messages with patatt"* ]]
@@ -314,7 +314,7 @@ placeholder_identity() {
 	no_identity
 	local before
 	before=$(tree_state)
-	must_fail_with_one_line "$KBRANCH" submit
+	must_fail_with_one_line "$KBRANCH" submit --dry-run
 	echo "$stderr"
 	grep -q '^kbranch: user.email is not set' <<<"$stderr"
 	[ "$(tree_state)" = "$before" ]
@@ -336,7 +336,7 @@ placeholder_identity() {
 	placeholder_identity
 	local before
 	before=$(tree_state)
-	must_fail_with_one_line "$KBRANCH" submit
+	must_fail_with_one_line "$KBRANCH" submit --dry-run
 	echo "$stderr"
 	grep -qF "user.email $PLACEHOLDER_EMAIL (git config in $KTREE) is a no-reply placeholder" <<<"$stderr"
 	[ "$(tree_state)" = "$before" ]

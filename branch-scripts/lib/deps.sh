@@ -25,6 +25,7 @@ KBRANCH_DEPS=(
 	linux-config-6.1:/usr/src/linux-config-6.1
 	ccache:ccache
 	distcc:distccd
+	curl:curl
 )
 
 dep_present() {

@@ -1,0 +1,123 @@
+#!/usr/bin/env bats
+# shellcheck disable=SC2154 # $output, $status, $stderr: set by bats' run
+# Review on a real list: kbranch list (exim4 + public-inbox on 127.0.0.1),
+# submit sending the thread to it, and b4 fetching it back by message-id.
+
+load helpers
+
+# Ports of our own, so that a list the session started does not collide.
+export KBRANCH_LIST_SMTP_PORT=2625 KBRANCH_LIST_HTTP_PORT=8880
+ARCHIVE=http://127.0.0.1:8880/linux-ext4/
+
+setup_file() {
+	ensure_applied
+	ktree config user.name 'Lee Lister'
+	ktree config user.email lee@kernel.test
+	"$KBRANCH" list start >&3
+}
+
+teardown_file() {
+	"$KBRANCH" list stop >&3 || true
+	ktree config --unset user.name || true
+	ktree config --unset user.email || true
+	ktree checkout -q -f ext4-rename
+}
+
+# The pid each pid file of the list names.
+list_pids() {
+	cat "$KBRANCH_WORK/list/exim.pid" "$KBRANCH_WORK/list/httpd.pid"
+}
+
+# What listens on a port, as "address:port" words.
+listeners() {
+	ss -Htln "sport = :$1" | awk '{ print $4 }'
+}
+
+# b4 pointed at the archive for every lookup (message-ids, searches).
+b4_here() {
+	GIT_CONFIG_COUNT=5 GIT_CONFIG_KEY_0=b4.midmask GIT_CONFIG_VALUE_0="$ARCHIVE%s" \
+		GIT_CONFIG_KEY_1=b4.linkmask GIT_CONFIG_VALUE_1="$ARCHIVE%s" \
+		GIT_CONFIG_KEY_2=b4.searchmask GIT_CONFIG_VALUE_2="$ARCHIVE?x=m&t=1&q=%s" \
+		GIT_CONFIG_KEY_3=user.name GIT_CONFIG_VALUE_3=Maintainer \
+		GIT_CONFIG_KEY_4=user.email GIT_CONFIG_VALUE_4=maint@kernel.test b4 "$@"
+}
+
+cover_msgid() {
+	sed -n 's/^Message-ID: <\(.*\)>$/\1/Ip' "$KBRANCH_WORK"/outgoing/0000-*.eml | head -n 1
+}
+
+@test "list start: exim4 and public-inbox-httpd on 127.0.0.1 only, and a second start changes nothing" {
+	local before
+	[ "$(listeners 2625)" = 127.0.0.1:2625 ]
+	[ "$(listeners 8880)" = 127.0.0.1:8880 ]
+	before=$(list_pids)
+	run "$KBRANCH" list start
+	[ "$status" -eq 0 ]
+	[ "$(list_pids)" = "$before" ]
+	run "$KBRANCH" list status
+	[ "$status" -eq 0 ]
+	grep -q '^smtp: exim4 pid [0-9]* on 127.0.0.1:2625' <<<"$output"
+}
+
+@test "list start on a port already taken is one line naming the port, and starts nothing" {
+	local other=$KBRANCH_CI_SCRATCH/other-list
+	KBRANCH_WORK=$other KBRANCH_LIST_SMTP_PORT=8880 \
+		must_fail_with_one_line "$KBRANCH" list start
+	grep -q 'port 8880 on 127.0.0.1 is taken' <<<"$stderr"
+	[ ! -e "$other/list" ]
+}
+
+@test "submit sends the thread to the list, and b4 shazam of its message-id onto ext4dev-base gives the tip's tree" {
+	local wt=$KBRANCH_CI_SCRATCH/shazam msgid m id
+	run "$KBRANCH" submit
+	echo "$output"
+	[ "$status" -eq 0 ]
+	msgid=$(cover_msgid)
+	[ -n "$msgid" ]
+	# Every message of the thread is in the archive, as sent.
+	for m in "$KBRANCH_WORK"/outgoing/*.eml; do
+		id=$(sed -n 's/^Message-ID: <\(.*\)>$/\1/Ip' "$m" | head -n 1)
+		curl -sf "$ARCHIVE$id/raw" | grep -qixF "Message-ID: <$id>"
+	done
+	# b4 recorded the revision as sent, as its own send does.
+	ktree tag -l 'sent/ext4-rename-v*' | grep -q .
+	rm -rf "$wt"
+	ktree worktree prune
+	ktree worktree add -q --detach "$wt" 'ext4dev-base^{commit}'
+	(cd "$wt" && b4_here shazam "$msgid")
+	git -C "$wt" log --oneline -5
+	[ "$(git -C "$wt" rev-parse 'HEAD^{tree}')" = "$(ktree rev-parse 'ext4-rename^{tree}')" ]
+	# And b4 am writes the same series as an mbox a maintainer applies.
+	rm -rf "$KBRANCH_CI_SCRATCH/am"
+	mkdir -p "$KBRANCH_CI_SCRATCH/am"
+	(cd "$wt" && b4_here am -o "$KBRANCH_CI_SCRATCH/am" "$msgid")
+	ls "$KBRANCH_CI_SCRATCH"/am/*.mbx
+	ktree worktree remove --force "$wt"
+}
+
+@test "with the list down, submit is one line and keeps the thread; submit --resend sends it" {
+	"$KBRANCH" list stop
+	must_fail_with_one_line "$KBRANCH" submit
+	grep -q 'no list on 127.0.0.1:2625' <<<"$stderr"
+	ls "$KBRANCH_WORK"/outgoing/0000-*.eml
+	"$KBRANCH" list start
+	run "$KBRANCH" submit --resend
+	echo "$output"
+	[ "$status" -eq 0 ]
+	curl -sf "$ARCHIVE$(cover_msgid)/raw" >/dev/null
+}
+
+@test "list stop ends what list start started, and nothing of it is left" {
+	local pids pid
+	pids=$(list_pids)
+	run "$KBRANCH" list stop
+	[ "$status" -eq 0 ]
+	for pid in $pids; do
+		! kill -0 "$pid" 2>/dev/null
+	done
+	[ -z "$(listeners 2625)" ]
+	[ -z "$(listeners 8880)" ]
+	run "$KBRANCH" list status
+	[ "$status" -eq 3 ]
+	"$KBRANCH" list start
+}
