@@ -107,13 +107,77 @@ cover_msgid() {
 	curl -sf "$ARCHIVE$(cover_msgid)/raw" >/dev/null
 }
 
+# A reply to message file $2 of the outgoing thread (0000 is the cover),
+# from $1, with body $3, sent to the list.
+reply_to() {
+	local from=$1 to=$KBRANCH_WORK/outgoing/$2 body=$3 parent cover n
+	parent=$(sed -n 's/^Message-ID: <\(.*\)>$/\1/Ip' "$to" | head -n 1)
+	cover=$(cover_msgid)
+	n=$((n_reply = ${n_reply:-0} + 1))
+	printf '%s\n' "From: $from" "To: lee@kernel.test" "Cc: linux-ext4@vger.kernel.org" \
+		"Subject: Re: $(ktree log -1 --format=%s ext4-rename)" "Date: $(date -R)" \
+		"Message-ID: <reply-$n-$BATS_SUITE_TEST_NUMBER-$$@kernel.test>" \
+		"In-Reply-To: <$parent>" "References: <$cover> <$parent>" "" "$body" >"$BATS_TEST_TMPDIR/r$n.eml"
+	curl -sS --crlf --url smtp://127.0.0.1:2625/ci.localhost --mail-from ci@kernel.test \
+		--mail-rcpt linux-ext4@vger.kernel.org --upload-file "$BATS_TEST_TMPDIR/r$n.eml"
+	wait_archived "reply-$n-$BATS_SUITE_TEST_NUMBER-$$@kernel.test"
+}
+
+wait_archived() {
+	local _
+	for _ in $(seq 60); do
+		! curl -sf -o /dev/null "$ARCHIVE$1/raw" || return 0
+		sleep 0.5
+	done
+	return 1
+}
+
+@test "kbranch trailers applies a reply's Reviewed-by and the cover's Acked-by, refuses a mismatched one, and reports the rest" {
+	local before after patch2 patch3
+	before=$(ktree rev-parse ext4-rename)
+	patch2=$(basename "$KBRANCH_WORK"/outgoing/0002-*.eml)
+	patch3=$(basename "$KBRANCH_WORK"/outgoing/0003-*.eml)
+	reply_to 'Rev Iewer <rev@kernel.test>' "$patch2" 'Reviewed-by: Rev Iewer <rev@kernel.test>'
+	reply_to 'Mallory <mallory@kernel.test>' "$patch2" "Reviewed-by: Theodore Ts'o <tytso@mit.edu>"
+	reply_to 'Andreas Dilger <adilger@kernel.test>' "$(basename "$KBRANCH_WORK"/outgoing/0000-*.eml)" \
+		'Acked-by: Andreas Dilger <adilger@kernel.test>'
+	reply_to 'Bob <bob@kernel.test>' "$patch3" 'Tested-by: bob, on my laptop'
+	# A message to a thread we never sent.
+	printf '%s\n' 'From: Eve <eve@kernel.test>' 'To: linux-ext4@vger.kernel.org' 'Subject: [PATCH] ext4: other work' \
+		"Date: $(date -R)" "Message-ID: <other-$$@kernel.test>" '' 'Reviewed-by: Eve <eve@kernel.test>' >"$BATS_TEST_TMPDIR/other.eml"
+	curl -sS --crlf --url smtp://127.0.0.1:2625/ci.localhost --mail-from eve@kernel.test \
+		--mail-rcpt linux-ext4@vger.kernel.org --upload-file "$BATS_TEST_TMPDIR/other.eml"
+	wait_archived "other-$$@kernel.test"
+	run "$KBRANCH" trailers
+	echo "$output"
+	ktree checkout -q ext4-rename
+	after=$(ktree rev-parse ext4-rename)
+	# Put the branch and patches/ back for the files that follow.
+	ktree reset -q --hard "$before"
+	git -C "$REPO" diff --stat -- patches series.txt
+	git -C "$REPO" checkout -q -- patches series.txt
+	[ "$status" -eq 0 ]
+	[ "$(ktree rev-parse "$after^{tree}")" = "$(ktree rev-parse "$before^{tree}")" ]
+	ktree log --format='%(trailers:only,unfold)' "$after~3" -1 | grep -qx 'Acked-by: Andreas Dilger <adilger@kernel.test>'
+	ktree log --format='%(trailers:only,unfold)' "$after~2" -1 | grep -qx 'Reviewed-by: Rev Iewer <rev@kernel.test>'
+	[ "$(ktree log --format='%(trailers:only,unfold)' "$before..$after" | grep -c '^Acked-by: Andreas Dilger')" -eq 4 ]
+	# (bats does not fail on a "! command" line: compare instead.)
+	[ -z "$(ktree log --format=%B "$before..$after" | grep -e '^Reviewed-by: Theodore' -e 'eve@kernel.test' -e 'bob, on my laptop')" ]
+	grep -q '^  Reviewed-by: Theodore Ts.o <tytso@mit.edu>$' <<<"$output"
+	grep -q '^  Tested-by: bob, on my laptop (from bob@kernel.test)$' <<<"$output"
+	grep -q '^  eve@kernel.test "\[PATCH\] ext4: other work"$' <<<"$output"
+}
+
 @test "list stop ends what list start started, and nothing of it is left" {
 	local pids pid
 	pids=$(list_pids)
 	run "$KBRANCH" list stop
 	[ "$status" -eq 0 ]
 	for pid in $pids; do
-		! kill -0 "$pid" 2>/dev/null
+		if kill -0 "$pid" 2>/dev/null; then
+			echo "pid $pid still runs"
+			return 1
+		fi
 	done
 	[ -z "$(listeners 2625)" ]
 	[ -z "$(listeners 8880)" ]
