@@ -168,6 +168,38 @@ wait_archived() {
 	grep -q '^  eve@kernel.test "\[PATCH\] ext4: other work"$' <<<"$output"
 }
 
+@test "the next revision goes out as v3 with a link to v2 in the archive, the range-diff and the verdict delta" {
+	local before v2 msgid wt=$KBRANCH_CI_SCRATCH/v3
+	before=$(ktree rev-parse ext4-rename)
+	v2=$(cover_msgid)
+	# A revision of our own: patch 2's message reworded, revision 3.
+	ktree checkout -q ext4-rename
+	ktree -c user.name=ci -c user.email=ci@kernel.test rebase -q -x \
+		"git commit -q --amend -m \"\$(git log -1 --format=%B | sed 's/^Based on a patch by/Derived from a patch by/')\"" \
+		'ext4dev-base^{commit}'
+	sed -i 's/^# revision: 2$/# revision: 3/' "$REPO/series.txt"
+	run "$KBRANCH" submit
+	echo "$output"
+	msgid=$(cover_msgid)
+	ktree worktree prune
+	rm -rf "$wt"
+	ktree worktree add -q --detach "$wt" 'ext4dev-base^{commit}'
+	(cd "$wt" && b4_here shazam "$msgid") || true
+	local tree_v3 tree_tip
+	tree_v3=$(git -C "$wt" rev-parse 'HEAD^{tree}')
+	tree_tip=$(ktree rev-parse 'ext4-rename^{tree}')
+	ktree worktree remove --force "$wt"
+	ktree checkout -q ext4-rename
+	ktree reset -q --hard "$before"
+	git -C "$REPO" checkout -q -- series.txt
+	[ "$status" -eq 0 ]
+	grep -q '^Subject: \[PATCH v3 2/4\]' "$KBRANCH_WORK"/outgoing/0002-*.eml
+	grep -qxF " - Link to v2: $ARCHIVE$v2" "$KBRANCH_WORK"/outgoing/0000-*.eml
+	grep -q 'Derived from a patch by' "$KBRANCH_WORK"/outgoing/range-diff-v2-v3.txt
+	grep -q '^    builtin  *[a-z-]*  *-> ' <<<"$output"
+	[ "$tree_v3" = "$tree_tip" ]
+}
+
 @test "list stop ends what list start started, and nothing of it is left" {
 	local pids pid
 	pids=$(list_pids)
