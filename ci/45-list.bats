@@ -68,7 +68,7 @@ cover_msgid() {
 }
 
 @test "submit sends the thread to the list, and b4 shazam of its message-id onto ext4dev-base gives the tip's tree" {
-	local wt=$KBRANCH_CI_SCRATCH/shazam msgid m id
+	local wt=$KBRANCH_CI_SCRATCH/shazam msgid m id changeid
 	run "$KBRANCH" submit
 	echo "$output"
 	[ "$status" -eq 0 ]
@@ -79,6 +79,11 @@ cover_msgid() {
 		id=$(sed -n 's/^Message-ID: <\(.*\)>$/\1/Ip' "$m" | head -n 1)
 		curl -sf "$ARCHIVE$id/raw" | grep -qixF "Message-ID: <$id>"
 	done
+	# b4 trailers -u and b4's newer-revision check search the archive by
+	# change-id (b4.searchmask): the cover letter must be found by it.
+	changeid=$(sed -n 's/^change-id: //p' "$KBRANCH_WORK"/outgoing/0000-*.eml)
+	[ -n "$changeid" ]
+	curl -sf -X POST "$ARCHIVE?x=m&t=1&q=%22change-id%3A+$changeid%22" | gunzip | grep -qixF "Message-ID: <$msgid>"
 	# b4 recorded the revision as sent, as its own send does.
 	ktree tag -l 'sent/ext4-rename-v*' | grep -q .
 	rm -rf "$wt"
@@ -93,18 +98,6 @@ cover_msgid() {
 	(cd "$wt" && b4_here am -o "$KBRANCH_CI_SCRATCH/am" "$msgid")
 	ls "$KBRANCH_CI_SCRATCH"/am/*.mbx
 	ktree worktree remove --force "$wt"
-}
-
-@test "with the list down, submit is one line and keeps the thread; submit --resend sends it" {
-	"$KBRANCH" list stop
-	must_fail_with_one_line "$KBRANCH" submit
-	grep -q 'no list on 127.0.0.1:2625' <<<"$stderr"
-	ls "$KBRANCH_WORK"/outgoing/0000-*.eml
-	"$KBRANCH" list start
-	run "$KBRANCH" submit --resend
-	echo "$output"
-	[ "$status" -eq 0 ]
-	curl -sf "$ARCHIVE$(cover_msgid)/raw" >/dev/null
 }
 
 # A reply to message file $2 of the outgoing thread (0000 is the cover),
@@ -166,6 +159,18 @@ wait_archived() {
 	grep -q '^  Reviewed-by: Theodore Ts.o <tytso@mit.edu>$' <<<"$output"
 	grep -q '^  Tested-by: bob, on my laptop (from bob@kernel.test)$' <<<"$output"
 	grep -q '^  eve@kernel.test "\[PATCH\] ext4: other work"$' <<<"$output"
+}
+
+@test "with the list down, submit is one line and keeps the thread; submit --resend sends it" {
+	"$KBRANCH" list stop
+	must_fail_with_one_line "$KBRANCH" submit
+	grep -q 'no list on 127.0.0.1:2625' <<<"$stderr"
+	ls "$KBRANCH_WORK"/outgoing/0000-*.eml
+	"$KBRANCH" list start
+	run "$KBRANCH" submit --resend
+	echo "$output"
+	[ "$status" -eq 0 ]
+	curl -sf "$ARCHIVE$(cover_msgid)/raw" >/dev/null
 }
 
 @test "the next revision goes out as v3 with a link to v2 in the archive, the range-diff and the verdict delta" {

@@ -34,3 +34,26 @@ list_b4_config() {
 	printf '%s\n' b4.midmask "$(list_url)%s" b4.linkmask "$(list_url)%s" \
 		b4.searchmask "$(list_url)?x=m&t=1&q=%s"
 }
+
+# Before b4 reads the archive: wait (30 s at most) until the list is idle,
+# nothing in exim's queue and no public-inbox-mda running, then give
+# public-inbox-httpd a fresh worker.  A 1.9 worker keeps the search index
+# open, and its first search after a delivery aborts on Xapian's
+# DatabaseModifiedError (seen here: b4's query got no response); a new
+# worker opens the index as it is now.  Its master starts one at once.
+list_settle() {
+	local _ master
+	for _ in $(seq 60); do
+		if [ "$(exim4 -C "$(list_dir)/exim.conf" -bpc 2>/dev/null)" = 0 ] && ! pgrep -f public-inbox-mda >/dev/null; then
+			master=$(cat "$(list_dir)/httpd.pid")
+			pkill -QUIT -P "$master" || true
+			for _ in $(seq 50); do
+				! curl -sf -o /dev/null "$(list_url)" || return 0
+				sleep 0.2
+			done
+			die "public-inbox-httpd did not answer after its worker restarted (log: $(list_dir)/log/httpd.err)"
+		fi
+		sleep 0.5
+	done
+	die "the list did not settle in 30 s (exim4 -C $(list_dir)/exim.conf -bp shows what is queued)"
+}
