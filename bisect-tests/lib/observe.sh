@@ -126,7 +126,7 @@ observe_make_reference() {
 	fi
 	# Its progress lines are shown, indented; everything goes to the log.
 	if ! (cd "$work/linux" && KBRANCH_WORK=$work "$BT_DIR/run" --variant "$refv" --record-reference) 2>&1 |
-		tee -a "$log" | { grep --line-buffered -E '^\[ *[0-9]+s\]' || true; } | sed 's/^/    packaged: /' >&2; then
+		tee -a "$log" | { grep --line-buffered -E '^\[ *[0-9]+s\]' || true; } | sed -u 's/^/    packaged: /' >&2; then
 		die_setup "the packaged reference for $refv could not be made (log: $log)"
 	fi
 	mkdir -p "$(dirname "$(observe_reference "$version" "$refv")")"
