@@ -15,10 +15,14 @@ kconfig_dir() {
 	makefile=$(kgit rev-parse HEAD:Makefile)
 	if [ "${KCONFIG_MAKEFILE:-}" != "$makefile" ]; then
 		KCONFIG_MAKEFILE=$makefile
-		KCONFIG_KEY=$({ gcc --version | head -n 1; ld --version | head -n 1; echo "$makefile"; } |
-			sha256sum | cut -c1-12)
+		KCONFIG_KEY=$({ kconfig_tools; echo "$makefile"; } | sha256sum | cut -c1-12)
 	fi
 	printf '%s/kconfig/%s\n' "$KBRANCH_WORK" "$KCONFIG_KEY"
+}
+
+# The compiler and linker that Kconfig's probes ask, as a short hash.
+kconfig_tools() {
+	{ gcc --version | head -n 1; ld --version | head -n 1; } | sha256sum | cut -c1-12
 }
 
 # A KEY is an ARCH, or um.SUBARCH: um's Kconfig reads SUBARCH.

@@ -29,6 +29,18 @@ port_taken() {
 	ss -Htln "sport = :$1" | grep -q .
 }
 
+# git config for b4 without touching the user's files: "key value" pairs
+# as arguments, exported as GIT_CONFIG_*, which every git b4 runs reads.
+export_git_config() {
+	local i=0
+	while [ "$#" -ge 2 ]; do
+		export "GIT_CONFIG_KEY_$i=$1" "GIT_CONFIG_VALUE_$i=$2"
+		i=$((i + 1))
+		shift 2
+	done
+	export GIT_CONFIG_COUNT=$i
+}
+
 # b4's view of the archive: message-ids, links and searches all go to it.
 list_b4_config() {
 	printf '%s\n' b4.midmask "$(list_url)%s" b4.linkmask "$(list_url)%s" \
