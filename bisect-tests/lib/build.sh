@@ -22,6 +22,20 @@ build_compilers() {
 	fi
 }
 
+# One lock per variant, held on fd 8 while the run works on it: runs of
+# different variants may share a work dir (kbranch verify runs two at a
+# time), two runs of one variant may not.  It guards the variant's build
+# and run dirs.
+build_lock_file() {
+	printf '%s/build/%s.lock\n' "$KBRANCH_WORK" "$1"
+}
+
+build_lock() {
+	local variant=$1
+	exec 8>"$(build_lock_file "$variant")"
+	flock -n 8 || die_setup "another bisect-tests run is using $(build_dir "$variant")"
+}
+
 # A variant's first build starts from a copy of another variant's build dir
 # when there is one: kbuild rebuilds only what the .config difference
 # touches, which for these fragments is far less than a cold build.
@@ -34,7 +48,9 @@ build_seed() {
 		if [ -f "$(build_dir "$other")/vmlinux" ]; then
 			say "$variant: first build, starting from a copy of the $other build"
 			rm -rf "$bdir.tmp"
-			cp -a "$(build_dir "$other")" "$bdir.tmp" || return 1
+			# Under the other variant's lock: a run of it may be building.
+			flock -w 3600 "$(build_lock_file "$other")" cp -a "$(build_dir "$other")" "$bdir.tmp" 8>&- ||
+				return 1
 			build_seed_paths "$(build_dir "$other")" "$bdir" "$bdir.tmp"
 			mv "$bdir.tmp" "$bdir"
 			return 0

@@ -114,10 +114,18 @@ observe_compare() {
 # so that its cold build leaves the variant's build dir alone.  kbranch
 # verify records references the cheap way, in its own tree.
 observe_make_reference() {
-	local version=$1 refv=$2 work log
+	local version=$1 refv=$2 work log lock
 	work=$KBRANCH_WORK/reference-work/$version
 	log=$work/$refv.log
 	mkdir -p "$work"
+	# One maker at a time (runs of two variants share the worktree); one
+	# that waited may find the reference made.
+	exec {lock}>"$work/lock"
+	flock -w 3600 "$lock" || die_setup "$work is locked by another run for over an hour"
+	if [ -f "$(observe_reference "$version" "$refv")" ]; then
+		exec {lock}>&-
+		return 0
+	fi
 	step "$refv: no packaged reference for $version yet: building and booting packaged/$version once, a cold build (log: $log)"
 	if [ ! -d "$work/linux" ]; then
 		git worktree prune
@@ -132,6 +140,7 @@ observe_make_reference() {
 	mkdir -p "$(dirname "$(observe_reference "$version" "$refv")")"
 	cp "$work/reference/$version/$refv.observed" "$(observe_reference "$version" "$refv")"
 	say "$refv: recorded the packaged reference $(observe_reference "$version" "$refv")"
+	exec {lock}>&-
 }
 
 observe_record_reference() {

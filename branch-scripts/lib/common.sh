@@ -106,6 +106,9 @@ restore_head_on_exit() {
 # (a shell loop, kbranch all) sees the interruption and stops as well.
 interrupted() {
 	step "interrupted: putting $KTREE back at $KBRANCH_ORIG" 2>&"$KBRANCH_STDERR"
+	# Points running in the background (verify) end first: nothing may
+	# build from the tree while it moves.
+	wait
 	restore_head_now
 	trap - EXIT "$1"
 	kill "-$1" "$$"

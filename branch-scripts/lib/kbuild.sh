@@ -27,12 +27,12 @@ kbuild_dir() {
 	printf '%s/build/builtin\n' "$KBRANCH_WORK"
 }
 
-# make in that build dir, under bisect-tests' build lock; CC honours the
+# make in that build dir, under bisect-tests' lock for it; CC honours the
 # environment like bisect-tests.
 kbuild_make() {
 	local cc=${CC:-gcc}
 	[ -n "${CC:-}" ] || ! command -v ccache >/dev/null || cc="ccache gcc"
-	flock "$KBRANCH_WORK/build/lock" \
+	flock "$KBRANCH_WORK/build/builtin.lock" \
 		make -C "$KTREE" O="$(kbuild_dir)" ARCH=x86_64 CC="$cc" HOSTCC="${HOSTCC:-gcc}" -j"$(nproc)" "$@"
 }
 

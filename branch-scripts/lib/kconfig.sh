@@ -74,9 +74,17 @@ kconfig_build() {
 # kconfig-batch must then make what make made (make.config), or the
 # environment is off.
 kconfig_env() {
-	local key=$1 path=$2 target=${2#arch/*/configs/} dir args
+	local key=$1 path=$2 target=${2#arch/*/configs/} dir args lock
 	dir=$(kconfig_arch_dir "$key")
 	[ -s "$dir/conf.env" ] && return 0
+	mkdir -p "$(dirname "$dir")"
+	# One maker at a time; one that waited finds it made.
+	exec {lock}>"$dir.lock"
+	flock "$lock"
+	if [ -s "$dir/conf.env" ]; then
+		exec {lock}>&-
+		return 0
+	fi
 	kconfig_build
 	rm -rf "$dir"
 	mkdir -p "$(dirname "$dir")"
@@ -93,6 +101,7 @@ kconfig_env() {
 		rm -f "$dir/conf.env"
 		die "kconfig-batch does not make what make made of $path (${args[*]}); see $dir"
 	fi
+	exec {lock}>&-
 }
 
 # kconfig-batch for KEY $1, log $2, at the checked-out tree: reads "MODE IN
@@ -100,16 +109,18 @@ kconfig_env() {
 # Each OUT appears only once conf has written it whole, so a killed run
 # leaves none that looks done.
 kconfig_batch() {
-	local key=$1 log=$2 dir envv mode in out rc=0
+	local key=$1 log=$2 dir envv mode in out rc=0 finished
 	dir=$(kconfig_arch_dir "$key")
 	mapfile -d '' envv <"$dir/conf.env"
+	# Batches may run at once (kbranch verify's points): a list of its own.
+	finished=$(mktemp "$log.done.XXXXXX")
 	while read -r mode in out; do
 		rm -f "$out.new"
 		printf '%s %s %s\n' "$mode" "$in" "$out.new"
-	done | (cd "$dir" && env -i "${envv[@]}" "$(kconfig_batch_bin)" "$KTREE/Kconfig") 2>>"$log" >"$log.done" || rc=$?
+	done | (cd "$dir" && env -i "${envv[@]}" "$(kconfig_batch_bin)" "$KTREE/Kconfig") 2>>"$log" >"$finished" || rc=$?
 	while read -r out; do
 		mv "$out" "${out%.new}"
-	done <"$log.done"
-	rm -f "$log.done"
+	done <"$finished"
+	rm -f "$finished"
 	return "$rc"
 }

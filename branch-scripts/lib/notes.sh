@@ -55,10 +55,13 @@ note_key() {
 		"$variant" "$(tests_version)" "$(toolchain)"
 }
 
+# Under a lock: kbranch verify records from two points at once, and git
+# refuses a notes update while another holds the ref's lock file.
 note_record() {
 	local commit=$1 variant=$2 verdict=$3 result=$4
 	unset KBRANCH_NOTE_LINES
-	kgit notes --ref="$KBRANCH_NOTES" append -m \
+	flock -w 60 "$KBRANCH_WORK/notes.lock" git -C "$KTREE" -c user.name=kbranch -c user.email=kbranch@localhost \
+		notes --ref="$KBRANCH_NOTES" append -m \
 		"kbranch-verify$(note_key "$commit" "$variant")$verdict $result date=$(date -u +%FT%TZ)" \
 		"$commit"
 }
