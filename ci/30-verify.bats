@@ -34,6 +34,31 @@ setup_file() {
 	[ "$(grep -c '^not ok' <<<"$output")" -eq 0 ]
 }
 
+@test "kbranch report of that verification is KCIDB v5 that the schema accepts, a passing build per commit and variant" {
+	local json=$KBRANCH_WORK/report/kcidb.json commits variants
+	run "$KBRANCH" report
+	echo "$output"
+	[ "$status" -eq 0 ]
+	python3 - "$REPO/ci/kcidb-v5.schema.json" "$json" <<'EOF'
+import json, sys, jsonschema
+schema, report = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+validator = jsonschema.Draft7Validator(schema, format_checker=jsonschema.FormatChecker())
+errors = list(validator.iter_errors(report))
+for e in errors:
+    print('/'.join(map(str, e.absolute_path)) + ': ' + e.message)
+sys.exit(1 if errors else 0)
+EOF
+	commits=$(($(ktree rev-list --count ext4dev-base..ext4-rename) + 1))
+	variants=$("$REPO/bisect-tests/run" --list-variants | wc -l)
+	# Every variant at the base and each commit, and the packaged kernel
+	# in the three variants it is the reference of: all passed.
+	[ "$(python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+print(sum(b["status"] == "PASS" for b in d["builds"] if "-check-" not in b["id"]))' "$json")" -eq $((commits * variants + 3)) ]
+	# Nothing failed, so no kernel test robot report.
+	[ -z "$(find "$KBRANCH_WORK/report" -maxdepth 1 -name '*.txt')" ]
+}
+
 # A copy of the series whose #ifdef rename misses fs/ext4/xattr.c: it still
 # builds, boots and mounts, but compiles the ACL xattr handlers out.
 make_broken_branch() {

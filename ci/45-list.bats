@@ -23,6 +23,11 @@ teardown_file() {
 	ktree checkout -q -f ext4-rename
 }
 
+# A test that bumps the revision puts series.txt back even when it fails.
+teardown() {
+	git -C "$REPO" checkout -q -- series.txt
+}
+
 # The pid each pid file of the list names.
 list_pids() {
 	cat "$KBRANCH_WORK/list/exim.pid" "$KBRANCH_WORK/list/httpd.pid"
@@ -203,6 +208,37 @@ wait_archived() {
 	grep -q 'Derived from a patch by' "$KBRANCH_WORK"/outgoing/range-diff-v2-v3.txt
 	grep -q '^    builtin  *[a-z-]*  *-> ' <<<"$output"
 	[ "$tree_v3" = "$tree_tip" ]
+}
+
+# exim's own record of what it received: one "<=" line per accepted message.
+received_count() {
+	grep -c "<= .* id=$1\$" "$KBRANCH_WORK/list/log/mainlog" || true
+}
+
+@test "a list that refuses a message half way: one line naming it and why; --resend sends only the rest" {
+	local msgid m
+	sed -i 's/^# revision: 2$/# revision: 4/' "$REPO/series.txt"
+	"$KBRANCH" list stop
+	# The cover letter (about 17 KB) fits, patch 1 (about 80 KB) does not.
+	KBRANCH_LIST_MAX_SIZE=40K "$KBRANCH" list start
+	must_fail_with_one_line "$KBRANCH" submit
+	printf '%s\n' "$stderr"
+	[[ "$stderr" == *"the list refused 0001-"*" after 1 of 5 messages ("*"552"*"): the thread is kept in"* ]]
+	msgid=$(cover_msgid)
+	[ "$(cat "$KBRANCH_WORK/outgoing/.accepted")" = "$(basename "$KBRANCH_WORK"/outgoing/0000-*.eml)" ]
+	"$KBRANCH" list stop
+	"$KBRANCH" list start
+	run "$KBRANCH" submit --resend
+	git -C "$REPO" checkout -q -- series.txt
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"0000-"*": accepted by the list before, not sent again"* ]]
+	# The list received every message exactly once, the cover letter too.
+	for m in "$KBRANCH_WORK"/outgoing/*.eml; do
+		[ "$(received_count "$(sed -n 's/^Message-ID: <\(.*\)>$/\1/Ip' "$m" | head -n 1)")" -eq 1 ]
+	done
+	curl -sf "$ARCHIVE$msgid/raw" >/dev/null
+	[ ! -e "$KBRANCH_WORK/outgoing/.accepted" ]
 }
 
 @test "list stop ends what list start started, and nothing of it is left" {
