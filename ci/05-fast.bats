@@ -267,3 +267,44 @@ readme_refs() {
 	run carry_vs_packaged 1 debian "debian from the base" "$BATS_TEST_TMPDIR/listed" "stepped from the base"
 	[ "$status" -eq 1 ]
 }
+
+@test "a config is made again when anything make's config targets read changes, and reused only when nothing did" {
+	# shellcheck source=bisect-tests/lib/config.sh
+	source "$BT/lib/config.sh"
+	KTREE_DIR=$BATS_TEST_TMPDIR/tree
+	BT_CC=gcc BT_HOSTCC=gcc
+	mkdir -p "$KTREE_DIR/fs/ext4" "$KTREE_DIR/scripts/kconfig" "$KTREE_DIR/kernel/configs" "$KTREE_DIR/drivers"
+	printf 'config EXT4_FS\n\ttristate "ext4"\n' >"$KTREE_DIR/fs/ext4/Kconfig"
+	printf 'source "fs/ext4/Kconfig"\n' >"$KTREE_DIR/Kconfig"
+	printf 'int main(void) { return 0; }\n' >"$KTREE_DIR/scripts/kconfig/conf.c"
+	printf '#!/bin/sh\necho 1\n' >"$KTREE_DIR/scripts/cc-version.sh"
+	printf 'VERSION = 6\nPATCHLEVEL = 1\n' >"$KTREE_DIR/Makefile"
+	printf 'CONFIG_SLOB=y\n' >"$KTREE_DIR/kernel/configs/tiny.config"
+	printf 'a driver, which no config target reads\n' >"$KTREE_DIR/drivers/foo.c"
+	printf 'CONFIG_EXT4_FS=y\n' >"$BATS_TEST_TMPDIR/fragment"
+	local key changed f
+	key=$(config_key "$BATS_TEST_TMPDIR/fragment")
+	[ "$(config_key "$BATS_TEST_TMPDIR/fragment")" = "$key" ]
+	echo 'int foo;' >>"$KTREE_DIR/drivers/foo.c"
+	[ "$(config_key "$BATS_TEST_TMPDIR/fragment")" = "$key" ]
+	for f in fs/ext4/Kconfig Kconfig scripts/kconfig/conf.c scripts/cc-version.sh Makefile kernel/configs/tiny.config; do
+		cp "$KTREE_DIR/$f" "$BATS_TEST_TMPDIR/saved"
+		echo '# changed' >>"$KTREE_DIR/$f"
+		changed=$(config_key "$BATS_TEST_TMPDIR/fragment")
+		cp "$BATS_TEST_TMPDIR/saved" "$KTREE_DIR/$f"
+		[ "$changed" != "$key" ] || { echo "a change to $f kept the key"; return 1; }
+	done
+	echo '# CONFIG_EXT4_FS_POSIX_ACL is not set' >>"$BATS_TEST_TMPDIR/fragment"
+	[ "$(config_key "$BATS_TEST_TMPDIR/fragment")" != "$key" ]
+	# Another compiler (here: its name) is another key too.
+	BT_CC="ccache gcc"
+	[ "$(config_key "$BATS_TEST_TMPDIR/fragment")" != "$key" ]
+	# What was kept under a key is what comes back; no key, no config.
+	KBRANCH_WORK=$BATS_TEST_TMPDIR/work
+	printf 'CONFIG_EXT4_FS=y\n' >"$BATS_TEST_TMPDIR/made"
+	config_keep "$key" "$BATS_TEST_TMPDIR/made"
+	config_cached "$key" "$BATS_TEST_TMPDIR/back"
+	cmp "$BATS_TEST_TMPDIR/made" "$BATS_TEST_TMPDIR/back"
+	run config_cached "0000" "$BATS_TEST_TMPDIR/none"
+	[ "$status" -ne 0 ]
+}

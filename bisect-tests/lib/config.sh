@@ -12,24 +12,84 @@ config_fragment() {
 	fi
 }
 
+# --- A config is made once per input ----------------------------------------
+# Making one costs about 7 s (three makes, each parsing every Kconfig file
+# and probing the toolchain), and most runs make one that was made before:
+# the same commit again, a variant's config at a commit that kbranch check
+# or a carried config makes again, a commit whose Kconfig files did not
+# change.  The key is a hash of what the config targets read: the input
+# configs, every Kconfig file, kconfig's own source, the scripts and the
+# tools that Kconfig's $(shell,...) probes (compiler, binutils, pahole,
+# rustc, bindgen, gcc's plugin headers), the top Makefile (the version in
+# the header).  A change to any of them makes the config again.
+
+config_cache_dir() {
+	printf '%s/config-cache\n' "$KBRANCH_WORK"
+}
+
+config_tool_versions() {
+	local cc tool
+	read -ra cc <<<"$BT_CC"
+	printf '%s\n' "$BT_CC" "$BT_HOSTCC"
+	"${cc[@]}" --version 2>&1 | head -n 1
+	for tool in ld objcopy pahole rustc bindgen; do
+		{ "$tool" --version 2>/dev/null || echo "no $tool"; } | head -n 1
+	done
+	test -e "$("${cc[@]}" -print-file-name=plugin)/include/plugin-version.h" && echo plugins || echo no-plugins
+}
+
+config_tree_inputs() {
+	(cd "$KTREE_DIR" && find . -path ./.git -prune -o -type f \( -name 'Kconfig*' -o -path './scripts/kconfig/*' \
+		-o -path './scripts/*.sh' -o -path ./Makefile -o -name tiny.config \) -print0 | sort -z | xargs -0 sha256sum)
+}
+
+# The key of the config made from input files $@ at this tree.
+config_key() {
+	{
+		config_tool_versions
+		cat "$@"
+		config_tree_inputs
+	} | sha256sum | cut -c1-40
+}
+
+# Put the config made before under key $1 in file $2; fails if there is none.
+config_cached() {
+	local file
+	file=$(config_cache_dir)/$1.config
+	[ -f "$file" ] && cp "$file" "$2"
+}
+
+config_keep() {
+	local key=$1 config=$2 dir
+	dir=$(config_cache_dir)
+	mkdir -p "$dir"
+	cp "$config" "$dir/$key.config.tmp.$$" && mv "$dir/$key.config.tmp.$$" "$dir/$key.config"
+}
+
 # The oldconfig variant is a tester's own .config (KBRANCH_OLDCONFIG, made
 # at an earlier commit) taken through "make olddefconfig", nothing else.
 config_generate_old() {
-	local bdir rdir scratch
+	local bdir rdir scratch key
 	bdir=$(build_dir oldconfig)
 	rdir=$(run_dir oldconfig)
 	scratch=$bdir/bisect-tests.config
 	[ -f "${KBRANCH_OLDCONFIG:-}" ] || die_setup "the oldconfig variant needs KBRANCH_OLDCONFIG, a .config to carry"
 	mkdir -p "$bdir"
-	cp "$KBRANCH_OLDCONFIG" "$scratch"
-	logged "$rdir/config.log" kmake oldconfig KCONFIG_CONFIG="$scratch" olddefconfig || return 1
+	key=$(config_key "$KBRANCH_OLDCONFIG")
+	if config_cached "$key" "$scratch"; then
+		echo "made before from the same inputs: $(config_cache_dir)/$key.config" >>"$rdir/config.log"
+	else
+		cp "$KBRANCH_OLDCONFIG" "$scratch"
+		logged "$rdir/config.log" kmake oldconfig KCONFIG_CONFIG="$scratch" olddefconfig || return 1
+		config_keep "$key" "$scratch"
+	fi
 	cmp -s "$scratch" "$bdir/.config" || cp "$scratch" "$bdir/.config"
 }
 
 # Generate the config in a scratch file; touch .config only when it changed,
 # so an identical config never costs a rebuild.
 config_generate() {
-	local variant=$1 bdir rdir scratch log
+	local variant=$1 bdir rdir scratch log key
 	[ "$variant" != oldconfig ] || { config_generate_old; return; }
 	bdir=$(build_dir "$variant")
 	rdir=$(run_dir "$variant")
@@ -38,6 +98,12 @@ config_generate() {
 	mkdir -p "$bdir"
 	config_fragment "$BT_DIR/configs/base.config" >"$rdir/base.config"
 	config_fragment "$BT_DIR/configs/$variant.config" >"$rdir/$variant.config"
+	key=$(config_key "$rdir/base.config" "$rdir/$variant.config")
+	if config_cached "$key" "$scratch"; then
+		echo "made before from the same inputs: $(config_cache_dir)/$key.config" >>"$log"
+		cmp -s "$scratch" "$bdir/.config" || cp "$scratch" "$bdir/.config"
+		return 0
+	fi
 	# tinyconfig by hand: its own fragment step always writes .config, and
 	# the scratch file is what keeps an unchanged config from costing a build.
 	logged "$log" kmake "$variant" KCONFIG_CONFIG="$scratch" allnoconfig || return 1
@@ -45,6 +111,7 @@ config_generate() {
 		-m "$scratch" "$KTREE_DIR/kernel/configs/tiny.config" "$KTREE_DIR/arch/x86/configs/tiny.config" \
 		"$rdir/base.config" "$rdir/$variant.config" || return 1
 	logged "$log" kmake "$variant" KCONFIG_CONFIG="$scratch" olddefconfig || return 1
+	config_keep "$key" "$scratch"
 	cmp -s "$scratch" "$bdir/.config" || cp "$scratch" "$bdir/.config"
 }
 
