@@ -104,3 +104,19 @@ fake_tree() {
 	[ "$status" -eq 128 ]
 	[[ "$stderr" == *"unknown variant 'nosuch'"* ]]
 }
+
+@test "a second run of one variant on the same work dir is a setup error that names it" {
+	local tree work=$BATS_TEST_TMPDIR/work holder
+	tree=$(fake_tree)
+	mkdir -p "$work/build"
+	# Another run is working on builtin in this work dir.
+	flock "$work/build/builtin.lock" sleep 60 &
+	holder=$!
+	sleep 0.5
+	KBRANCH_WORK=$work KBRANCH_EXPECT=$(declared) run_bisect_tests "$tree" --variant builtin
+	kill "$holder"
+	echo "$stderr"
+	[ "$status" -eq 128 ]
+	[[ "$stderr" == *"another bisect-tests run is using $work/build/builtin"* ]]
+	[ ! -e "$work/build/builtin/.config" ]
+}
