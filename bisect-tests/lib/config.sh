@@ -36,6 +36,9 @@ config_tool_versions() {
 		{ "$tool" --version 2>/dev/null || echo "no $tool"; } | head -n 1
 	done
 	test -e "$("${cc[@]}" -print-file-name=plugin)/include/plugin-version.h" && echo plugins || echo no-plugins
+	# What make and kconfig take from the environment (KCONFIG_ALLCONFIG
+	# feeds allnoconfig; the others name the tools Kconfig probes).
+	env | grep -E '^(KCONFIG_[A-Z_]*|CROSS_COMPILE|LLVM|LD|AR|NM|OBJCOPY)=' | sort || true
 }
 
 config_tree_inputs() {
