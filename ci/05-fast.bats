@@ -306,8 +306,8 @@ readme_refs() {
 	KBRANCH_WORK=$BATS_TEST_TMPDIR/work
 	printf 'CONFIG_EXT4_FS=y\n' >"$BATS_TEST_TMPDIR/made"
 	config_keep "$key" "$BATS_TEST_TMPDIR/made"
-	config_cached "$key" "$BATS_TEST_TMPDIR/back"
+	config_cached "$key" "$BATS_TEST_TMPDIR/back" "$BATS_TEST_TMPDIR/log"
 	cmp "$BATS_TEST_TMPDIR/made" "$BATS_TEST_TMPDIR/back"
-	run config_cached "0000" "$BATS_TEST_TMPDIR/none"
+	run config_cached "0000" "$BATS_TEST_TMPDIR/none" "$BATS_TEST_TMPDIR/log"
 	[ "$status" -ne 0 ]
 }

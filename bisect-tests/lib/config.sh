@@ -55,11 +55,12 @@ config_key() {
 	} | sha256sum | cut -c1-40
 }
 
-# Put the config made before under key $1 in file $2; fails if there is none.
+# Put the config made before under key $1 in file $2, and say so in log
+# $3; fails if there is none.
 config_cached() {
 	local file
 	file=$(config_cache_dir)/$1.config
-	[ -f "$file" ] && cp "$file" "$2"
+	[ -f "$file" ] && cp "$file" "$2" && echo "made before from the same inputs: $file" >>"$3"
 }
 
 config_keep() {
@@ -79,9 +80,7 @@ config_generate_old() {
 	[ -f "${KBRANCH_OLDCONFIG:-}" ] || die_setup "the oldconfig variant needs KBRANCH_OLDCONFIG, a .config to carry"
 	mkdir -p "$bdir"
 	key=$(config_key "$KBRANCH_OLDCONFIG")
-	if config_cached "$key" "$scratch"; then
-		echo "made before from the same inputs: $(config_cache_dir)/$key.config" >>"$rdir/config.log"
-	else
+	if ! config_cached "$key" "$scratch" "$rdir/config.log"; then
 		cp "$KBRANCH_OLDCONFIG" "$scratch"
 		logged "$rdir/config.log" kmake oldconfig KCONFIG_CONFIG="$scratch" olddefconfig || return 1
 		config_keep "$key" "$scratch"
@@ -102,8 +101,7 @@ config_generate() {
 	config_fragment "$BT_DIR/configs/base.config" >"$rdir/base.config"
 	config_fragment "$BT_DIR/configs/$variant.config" >"$rdir/$variant.config"
 	key=$(config_key "$rdir/base.config" "$rdir/$variant.config")
-	if config_cached "$key" "$scratch"; then
-		echo "made before from the same inputs: $(config_cache_dir)/$key.config" >>"$log"
+	if config_cached "$key" "$scratch" "$log"; then
 		cmp -s "$scratch" "$bdir/.config" || cp "$scratch" "$bdir/.config"
 		return 0
 	fi

@@ -58,12 +58,14 @@ note_key() {
 # Under a lock: kbranch verify records from two points at once, and git
 # refuses a notes update while another holds the ref's lock file.
 note_record() {
-	local commit=$1 variant=$2 verdict=$3 result=$4
+	local commit=$1 variant=$2 verdict=$3 result=$4 lock
 	unset KBRANCH_NOTE_LINES
-	flock -w 60 "$KBRANCH_WORK/notes.lock" git -C "$KTREE" -c user.name=kbranch -c user.email=kbranch@localhost \
-		notes --ref="$KBRANCH_NOTES" append -m \
-		"kbranch-verify$(note_key "$commit" "$variant")$verdict $result date=$(date -u +%FT%TZ)" \
-		"$commit"
+	{
+		flock -w 60 "$lock" || die "notes: $KBRANCH_WORK/notes.lock held for over a minute"
+		kgit notes --ref="$KBRANCH_NOTES" append -m \
+			"kbranch-verify$(note_key "$commit" "$variant")$verdict $result date=$(date -u +%FT%TZ)" \
+			"$commit"
+	} {lock}>"$KBRANCH_WORK/notes.lock"
 }
 
 # Every recorded line, from the notes of every commit, read once per run
