@@ -58,11 +58,66 @@ branch_with_commit() {
 	ktree checkout -q -f ext4-rename
 }
 
-@test "kbranch check: checkpatch, W=1 and sparse are clean on every commit of the series" {
-	run "$KBRANCH" check 2> >(sed -u 's/^/# /' >&3)
+@test "kbranch check: checkpatch, W=1, sparse and the docs build are clean on every commit of the series" {
+	run "$KBRANCH" check --only checkpatch,w1,sparse,docs 2> >(sed -u 's/^/# /' >&3)
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[ "$(grep -c '^ok ' <<<"$output")" -eq $(( $(ktree rev-list --count ext4dev-base..ext4-rename) * 3 )) ]
+	# Three points per commit, and docs where a commit edits admin-guide.
+	[ "$(grep -c '^ok ' <<<"$output")" -eq $(( $(ktree rev-list --count ext4dev-base..ext4-rename) * 3 + 1 )) ]
+	grep -q '^ok .* ext4: rename the ext4dev Kconfig options to ext4 \[docs\]' <<<"$output"
+}
+
+# The full gate's other builds, on the scope linux-next's own would cost
+# too much for CI: the tip against its parent.
+@test "the gate's allmodconfig and arm64 builds of the series' code are clean at the tip" {
+	run "$KBRANCH" check --only allmod,arm64 --since ext4-rename^ 2> >(sed -u 's/^/# /' >&3)
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c '^ok ' <<<"$output")" -eq 2 ]
+	grep -q 'the series. code: fs/ext4 scripts/selinux/mdp' <<<"$output"
+}
+
+@test "a warning only allmodconfig compiles, and one only arm64 compiles, are each caught by that build alone" {
+	ktree checkout -q -f -B gate-warnings ext4-rename
+	printf '\n#ifdef CONFIG_EXT4_DEBUG\nstatic int ext4_kbranch_debug_only;\n#endif\n#ifdef CONFIG_ARM64\nstatic int ext4_kbranch_arm64_only;\n#endif\n' >>"$KTREE/fs/ext4/super.c"
+	ktree -c user.name="CI Tester" -c user.email=ci@localhost commit -q -a \
+		-m $'ext4: add two unused variables\n\nSigned-off-by: CI Tester <ci@localhost>'
+	ktree checkout -q -f ext4-rename
+	run "$KBRANCH" check --only w1,allmod,arm64 --since ext4-rename gate-warnings 2> >(sed -u 's/^/# /' >&3)
+	echo "$output"
+	[ "$status" -ne 0 ]
+	grep -q '^ok 1 .*\[w1\]' <<<"$output"
+	grep -q '^not ok 2 .*\[allmod\]' <<<"$output"
+	grep -q '^not ok 3 .*\[arm64\]' <<<"$output"
+	# Each finding is under its own point: the text between points.
+	[ "$(sed -n '/^not ok 2/,/^not ok 3/p' <<<"$output" | grep -c 'ext4_kbranch_debug_only.* defined but not used')" -eq 1 ]
+	[ "$(sed -n '/^not ok 2/,/^not ok 3/p' <<<"$output" | grep -c 'ext4_kbranch_arm64_only')" -eq 0 ]
+	[ "$(sed -n '/^not ok 3/,$p' <<<"$output" | grep -c 'ext4_kbranch_arm64_only.* defined but not used')" -eq 1 ]
+	[ "$(sed -n '/^not ok 3/,$p' <<<"$output" | grep -c 'ext4_kbranch_debug_only')" -eq 0 ]
+}
+
+@test "a document edit that sphinx warns about is caught by the docs build" {
+	ktree checkout -q -f -B docs-warning ext4-rename
+	printf '\n.. kbranch-no-such-directive::\n' >>"$KTREE/Documentation/admin-guide/ext4.rst"
+	ktree -c user.name="CI Tester" -c user.email=ci@localhost commit -q -a \
+		-m $'ext4: add a directive sphinx does not know\n\nSigned-off-by: CI Tester <ci@localhost>'
+	ktree checkout -q -f ext4-rename
+	run "$KBRANCH" check --only docs --since ext4-rename docs-warning 2> >(sed -u 's/^/# /' >&3)
+	echo "$output"
+	[ "$status" -ne 0 ]
+	grep -q '^not ok 1 .*\[docs\]' <<<"$output"
+	grep -q 'Documentation/admin-guide/ext4.rst: .*kbranch-no-such-directive.*Unknown directive type' <<<"$output"
+}
+
+@test "kbranch check refuses an unknown check or a --since that is not a commit, in one line" {
+	run "$KBRANCH" check --only allmod,bogus
+	[ "$status" -ne 0 ]
+	[ "${#lines[@]}" -eq 1 ]
+	grep -q "unknown check 'bogus'" <<<"$output"
+	run "$KBRANCH" check --since no-such-commit
+	[ "$status" -ne 0 ]
+	[ "${#lines[@]}" -eq 1 ]
+	grep -q 'no commit no-such-commit' <<<"$output"
 }
 
 @test "a patch with a checkpatch error is caught" {
