@@ -311,3 +311,30 @@ readme_refs() {
 	run config_cached "0000" "$BATS_TEST_TMPDIR/none" "$BATS_TEST_TMPDIR/log"
 	[ "$status" -ne 0 ]
 }
+
+@test "gate: a warning is known by file, message and line text, not line number; only the series' dirs' rebuilt targets count" {
+	# shellcheck source=branch-scripts/lib/gate.sh
+	source "$REPO/branch-scripts/lib/gate.sh"
+	KTREE=$BATS_TEST_TMPDIR/tree
+	mkdir -p "$KTREE/fs/ext4"
+	printf 'int a;\nstatic int unused_one;\n\nstatic int unused_one;\n' >"$KTREE/fs/ext4/super.c"
+	cat >"$BATS_TEST_TMPDIR/build.log" <<-LOG
+	  CC [M]  fs/ext4/super.o
+	  CC      fs/jbd2/journal.o
+	  HOSTCC  scripts/selinux/mdp/mdp
+	  HOSTCC  scripts/basic/fixdep
+	$KTREE/fs/ext4/super.c:2:12: warning: 'unused_one' defined but not used [-Wunused-variable]
+	fs/ext4/super.c:4:12: warning: 'unused_one' defined but not used [-Wunused-variable]
+	../fs/ext4/super.c:1:5: error: something else
+	$KTREE/Documentation/admin-guide/ext4.rst:7: WARNING: Title underline too short.
+	LOG
+	run rebuilt_targets "$BATS_TEST_TMPDIR/build.log" fs/ext4 scripts/selinux/mdp
+	[ "$output" = $'fs/ext4/super.o\nscripts/selinux/mdp/mdp' ]
+	run identities "$BATS_TEST_TMPDIR/build.log"
+	echo "$output"
+	# The same warning at two line numbers, on the same text: one identity.
+	[ "${#lines[@]}" -eq 3 ]
+	[ "${lines[1]}" = "fs/ext4/super.c: error: something else  [line: int a;]" ]
+	[ "${lines[2]}" = "fs/ext4/super.c: warning: 'unused_one' defined but not used [-Wunused-variable]  [line: static int unused_one;]" ]
+	[ "${lines[0]}" = "Documentation/admin-guide/ext4.rst: WARNING: Title underline too short.  [line: ]" ]
+}

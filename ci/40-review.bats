@@ -106,7 +106,7 @@ branch_with_commit() {
 	echo "$output"
 	[ "$status" -ne 0 ]
 	grep -q '^not ok 1 .*\[docs\]' <<<"$output"
-	grep -q 'Documentation/admin-guide/ext4.rst: .*kbranch-no-such-directive.*Unknown directive type' <<<"$output"
+	grep -q 'Documentation/admin-guide/ext4.rst: ERROR: Unknown directive type "kbranch-no-such-directive"\.  \[line: \.\. kbranch-no-such-directive::\]' <<<"$output"
 }
 
 @test "kbranch check refuses an unknown check or a --since that is not a commit, in one line" {

@@ -136,14 +136,14 @@ rebuilt_targets() {
 }
 
 # Warnings and errors of a compiler or sphinx log as identities: "file:
-# line text: severity: message", with the line text read from the
+# severity: message  [line: text]", with the line's text read from the
 # checked-out tree (line numbers move, the text they point at does not).
 identities() {
 	local log=$1
 	sed -nE "s#^(\\.\\./)*($KTREE/)?([^ :]+):([0-9]+):([0-9]+:)? (warning|error|WARNING|ERROR): (.*)\$#\\3\\t\\4\\t\\6: \\7#p" "$log" |
 		while IFS=$'\t' read -r file line message; do
-			printf '%s: %s: %s\n' "$file" \
-				"$(sed -n "${line}{s/^[[:space:]]*//;p;q}" "$KTREE/$file" 2>/dev/null)" "$message"
+			printf '%s: %s  [line: %s]\n' "$file" "$message" \
+				"$(sed -n "${line}{s/^[[:space:]]*//;p;q}" "$KTREE/$file" 2>/dev/null)"
 		done | sort -u
 }
 
