@@ -70,7 +70,7 @@ note() {
 # patch 2 fails builtin's build (its log is the last run's), loses the
 # carried config's options, and adds a W=1 warning in fs/ext4.
 scratch_tree() {
-	local now date c p1 p2 w=$KBRANCH_WORK/check/warnings
+	local now date c p1 p2 w=$KBRANCH_WORK/check/gate
 	mkdir -p "$KTREE/fs/ext4"
 	git init -q "$KTREE"
 	commit_file "packaged linux-source 6.1.0-1" 'int ext4_fill_super(void) { return 0; }'
@@ -97,9 +97,12 @@ scratch_tree() {
 	printf 'CONFIG_EXT4_FS=y\n' >"$KBRANCH_WORK/build/builtin/.config"
 	touch -d "@$((now - 20))" "$KBRANCH_WORK/build/builtin/.config"
 	touch -d "@$((now - 10))" "$KBRANCH_WORK/runs/builtin/build.log"
-	printf '%s\n' "fs/ext4/super.c: warning: no previous prototype for 'ext4_fill_super' [-Wmissing-prototypes]" >"$w/$p1-w1-fs_ext4"
-	printf '%s\n' "fs/ext4/super.c: warning: no previous prototype for 'ext4_fill_super' [-Wmissing-prototypes]" \
-		"fs/ext4/super.c: warning: 'ext4_dead' defined but not used [-Wunused-function]" >"$w/$p2-w1-fs_ext4"
+	# kbranch check's index and results: patch 1 clean, patch 2 one new.
+	: >"$w/p1.new"
+	printf '%s\n' "fs/ext4/super.c: warning: no previous prototype for 'ext4_fill_super' [-Wmissing-prototypes]" >"$w/p1.all"
+	printf '%s\n' "fs/ext4/super.c: warning: 'ext4_dead' defined but not used [-Wunused-function]" >"$w/p2.new"
+	cat "$w/p1.all" "$w/p2.new" >"$w/p2.all"
+	printf '%s\tw1\t%s\t%s\n' "$p1" "$(g rev-parse ext4dev-base^{commit})" "$w/p1" "$p2" "$p1" "$w/p2" >"$KBRANCH_WORK/check/index.tsv"
 }
 
 # Validates a KCIDB file against the schema: each error on a line.
