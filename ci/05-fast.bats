@@ -338,3 +338,35 @@ readme_refs() {
 	[ "${lines[2]}" = "fs/ext4/super.c: warning: 'unused_one' defined but not used [-Wunused-variable]  [line: static int unused_one;]" ]
 	[ "${lines[0]}" = "Documentation/admin-guide/ext4.rst: WARNING: Title underline too short.  [line: ]" ]
 }
+
+# kbranch all's order and its refusal, with each subcommand replaced by a
+# script that records it and fails where told (the subcommands themselves
+# are tested on the real tree in the other files).
+@test "kbranch all runs the gate before the pull request, and a failed gate step stops the pull request, named" {
+	local fake=$BATS_TEST_TMPDIR/repo
+	mkdir -p "$fake/branch-scripts"
+	cat >"$fake/branch-scripts/kbranch" <<-'SH'
+	#!/usr/bin/env bash
+	echo "$1" >>"$KBRANCH_WORK/ran"
+	[[ " $FAIL " != *" $1 "* ]]
+	SH
+	chmod +x "$fake/branch-scripts/kbranch"
+	export KBRANCH_WORK=$BATS_TEST_TMPDIR/work KBRANCH_REPO=$fake
+	mkdir -p "$KBRANCH_WORK"
+	# cmd/all's run, in a shell of its own (bats has a run too).
+	all() {
+		bash -c 'set -euo pipefail; . "$1/branch-scripts/lib/common.sh"; KBRANCH_REPO=$2; . "$1/branch-scripts/cmd/all"; run' \
+			all "$REPO" "$fake" 2>&1
+	}
+	FAIL= run all
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(tr '\n' ' ' <"$KBRANCH_WORK/ran")" = "import apply verify preflight check submit pull-request " ]
+	rm "$KBRANCH_WORK/ran"
+	FAIL="preflight check" run all
+	echo "$output"
+	[ "$status" -ne 0 ]
+	[ "$(tr '\n' ' ' <"$KBRANCH_WORK/ran")" = "import apply verify preflight check submit " ]
+	grep -qx 'kbranch all: pull request not written: the gate failed (preflight check)' <<<"$output"
+	grep -q 'pull-request  *REFUSED  *the gate failed: preflight check' <<<"$output"
+}
