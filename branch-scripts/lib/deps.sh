@@ -26,6 +26,12 @@ KBRANCH_DEPS=(
 	ccache:ccache
 	distcc:distccd
 	curl:curl
+	# kbranch check's other architectures and its docs build.
+	gcc-aarch64-linux-gnu:aarch64-linux-gnu-gcc
+	gcc-powerpc64-linux-gnu:powerpc64-linux-gnu-gcc
+	gcc-arm-linux-gnueabihf:arm-linux-gnueabihf-gcc
+	python3-sphinx:sphinx-build
+	python3-sphinx-rtd-theme:/usr/lib/python3/dist-packages/sphinx_rtd_theme
 )
 
 dep_present() {
