@@ -32,6 +32,18 @@ kgit() {
 	git -C "$KTREE" -c user.name=kbranch -c user.email=kbranch@localhost "$@"
 }
 
+# A Debian version as the name of a git ref: '~' (6.12.118-1~deb12u1) is
+# not allowed in one, and Debian versions never hold '_'.
+version_ref() {
+	printf '%s\n' "${1//\~/_}"
+}
+
+# The packaged import the base sits on, as its tag's version part: each
+# import is a root commit, so only one packaged/* tag is its ancestor.
+base_version() {
+	kgit tag --merged "$KBRANCH_BASE_TAG" -l 'packaged/*' | sed 's|^packaged/||' | head -n 1
+}
+
 require_tree() {
 	git -C "$KTREE" rev-parse --verify -q "refs/tags/$KBRANCH_BASE_TAG" >/dev/null ||
 		die "no imported tree at $KTREE; run 'kbranch import' first"

@@ -1,0 +1,166 @@
+#!/usr/bin/env bats
+# shellcheck disable=SC2154 # $status, $output, $stderr: set by bats' run
+# The branch over time, on real versions from Debian's archive: the oldest
+# other linux-source-6.1 is imported and the series applied and verified
+# there; the current version is imported beside it and "kbranch rebase"
+# moves the series; linux-source-6.12 gets the port report.  In a work dir
+# and a copy of this repository of their own (rebase writes base/ and
+# patches/).
+
+load helpers
+
+RW=$KBRANCH_CI_SCRATCH/rebase
+
+# Everything in RW's tree that a refused or stopped command must keep.
+rw_state() {
+	git -C "$RW/work/linux" for-each-ref --format='%(refname) %(objectname)' refs/heads refs/tags refs/notes
+	git -C "$RW/work/linux" rev-parse HEAD
+	git -C "$RW/work/linux" status --porcelain
+}
+
+rw() {
+	KBRANCH_WORK=$RW/work "$RW/repo/branch-scripts/kbranch" "$@"
+}
+
+# The oldest linux-source-6.1 the archive offers other than the current.
+oldest_other() {
+	apt-cache madison linux-source-6.1 | awk '{ print $3 }' | grep -vxF "$VERSION" |
+		while read -r v; do printf '%s\n' "$v"; done | sort -V | head -n 1
+}
+
+setup_file() {
+	rm -rf "$RW"
+	mkdir -p "$RW/debs" "$RW/work"
+	cp -a "$(repo_copy)" "$RW/repo"
+	OLD=$(oldest_other)
+	[ -n "$OLD" ] || { echo "no linux-source-6.1 other than $VERSION in the archive" >"$RW/skip"; return 0; }
+	echo "$OLD" >"$RW/old"
+	(cd "$RW/debs" && apt-get download -q "linux-source-6.1=$OLD" 2>&1 | grep -v '^W:' | sed 's/^/# /' >&3)
+}
+
+setup() {
+	[ ! -f "$RW/skip" ] || skip "$(cat "$RW/skip")"
+	OLD=$(cat "$RW/old")
+	OLD_DEB=$(ls "$RW"/debs/linux-source-6.1_*.deb)
+}
+
+@test "rebase: an older linux-source .deb, never installed, is imported and the series applied and verified (builtin) there" {
+	rw import --source "$OLD_DEB" 2>&1 | sed 's/^/# /' >&3
+	rw apply 2>&1 | sed 's/^/# /' >&3
+	git -C "$RW/work/linux" rev-parse -q --verify "refs/tags/packaged/$OLD" >/dev/null
+	[ "$(git -C "$RW/work/linux" tag --merged ext4dev-base -l 'packaged/*')" = "packaged/$OLD" ]
+	run rw verify --variant builtin 2> >(sed -u 's/^/# /' >&3)
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c '^ok ' <<<"$output")" -eq 6 ]
+}
+
+@test "rebase: the current version is imported beside the old one, as the same commit a fresh import makes; the series stays" {
+	local before
+	before=$(git -C "$RW/work/linux" rev-parse ext4-rename 'ext4dev-base^{commit}')
+	rw import 2>&1 | sed 's/^/# /' >&3
+	[ "$(git -C "$RW/work/linux" rev-parse "packaged/$VERSION^{commit}")" = "$(ktree rev-parse "packaged/$VERSION^{commit}")" ]
+	git -C "$RW/work/linux" rev-parse -q --verify "refs/tags/ext4dev-base-$VERSION" >/dev/null
+	[ "$(git -C "$RW/work/linux" rev-parse ext4-rename 'ext4dev-base^{commit}')" = "$before" ]
+	# Debian's update, as git shows it.
+	[ -n "$(git -C "$RW/work/linux" diff --shortstat "packaged/$OLD" "packaged/$VERSION" -- fs/ext4)" ]
+}
+
+@test "rebase: a commit that conflicts with the new version stops with a report naming patch, file and hunk, and nothing changes" {
+	local file line state
+	# A line of fs/ext4 that Debian's update changed, changed on the branch too.
+	# (in a file neither the fixture nor the series changes, at a hunk that
+	# changes lines, not only adds them).
+	read -r file line < <(git -C "$RW/work/linux" diff -U0 "packaged/$OLD" "packaged/$VERSION" -- 'fs/ext4/*.c' \
+		':!fs/ext4/super.c' ':!fs/ext4/ialloc.c' ':!fs/ext4/xattr.c' |
+		awk '/^\+\+\+ b\// { f = substr($2, 3) } /^@@ / && f { split($2, a, ","); if (a[2] == "" || a[2] > 0) { print f, substr(a[1], 2); exit } }')
+	[ -n "$file" ]
+	git -C "$RW/work/linux" checkout -q ext4-rename
+	sed -i "${line}s|\$| /* kbranch: a conflicting edit */|" "$RW/work/linux/$file"
+	git -C "$RW/work/linux" -c user.name=CI -c user.email=ci@localhost commit -q -a \
+		-m $'ext4: a conflicting edit\n\nSigned-off-by: CI <ci@localhost>'
+	state=$(rw_state)
+	run --separate-stderr rw rebase "$VERSION" --variant builtin
+	echo "$stderr"
+	[ "$status" -ne 0 ]
+	grep -q "^  0005-ext4-a-conflicting-edit.patch: $file: 1 of 1 hunks fail: @@ .* @@; packaged/$OLD -> packaged/$VERSION: [0-9]" <<<"$stderr"
+	grep -q "^kbranch: the series does not apply to linux-source $VERSION (report above); nothing changed" <<<"$stderr"
+	[ "$(rw_state)" = "$state" ]
+	git -C "$RW/work/linux" reset -q --hard ext4-rename^
+}
+
+@test "rebase: killed with SIGKILL while it works, it changes nothing; the next run recovers" {
+	local state pid
+	state=$(rw_state)
+	KBRANCH_WORK=$RW/work setsid "$RW/repo/branch-scripts/kbranch" rebase "$VERSION" --variant builtin >/dev/null 2>&1 &
+	pid=$!
+	for _ in $(seq 600); do [ ! -d "$RW/work/rebase.wt" ] || break; sleep 0.1; done
+	[ -d "$RW/work/rebase.wt" ]
+	kill -KILL -- "-$pid"
+	wait "$pid" || true
+	[ "$(rw_state)" = "$state" ]
+}
+
+@test "rebase: the series moves onto the current version: the same commits as applied there, a range-diff, base/linux-source.version, the patches, and verify" {
+	local old_tip
+	old_tip=$(git -C "$RW/work/linux" rev-parse ext4-rename)
+	echo "$OLD" >"$RW/repo/base/linux-source.version"
+	# The notes of the main work dir's verification: commits with the same
+	# trees are not verified twice (verify reuses a note by its tree).
+	git -C "$RW/work/linux" fetch -q "$KTREE" 'refs/notes/*:refs/notes/*'
+	run rw rebase "$VERSION" --variant builtin 2> >(sed -u 's/^/# /' >&3)
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(git -C "$RW/work/linux" rev-parse ext4-rename)" = "$(ktree rev-parse ext4-rename)" ]
+	[ "$(git -C "$RW/work/linux" rev-parse 'ext4dev-base^{commit}')" = "$(ktree rev-parse 'ext4dev-base^{commit}')" ]
+	[ "$(git -C "$RW/work/linux" rev-parse "ext4dev-base-$OLD^{commit}")" = "$(git -C "$RW/work/linux" rev-parse "$old_tip~4")" ]
+	[ "$(grep -c '^[0-9]:  [0-9a-f]* = [0-9]:  [0-9a-f]* ext4: ' <<<"$output")" -eq 4 ]
+	[ "$(cat "$RW/repo/base/linux-source.version")" = "$VERSION" ]
+	diff -r "$REPO/patches" "$RW/repo/patches"
+	[ "$(grep -c '^ok ' <<<"$output")" -eq 6 ]
+	[ "$(git -C "$RW/work/linux" symbolic-ref --short HEAD)" = ext4-rename ]
+	[ -z "$(git -C "$RW/work/linux" status --porcelain)" ]
+}
+
+@test "rebase: bad input is one line and changes nothing: an older version, a package that is not linux-source, a version not imported" {
+	local state bc between
+	state=$(rw_state)
+	(cd "$RW/debs" && apt-get download -q bc 2>&1 | grep -v '^W:' | sed 's/^/# /' >&3)
+	bc=$(ls "$RW"/debs/bc_*.deb)
+	must_fail_with_one_line rw import --source "$bc"
+	grep -q "is bc, not a linux-source package" <<<"$stderr"
+	must_fail_with_one_line rw rebase 9.9.9-1
+	grep -q "linux-source 9.9.9-1 is not imported" <<<"$stderr"
+	# A version between the old base and the current one: refused before
+	# anything is extracted.
+	between=$(apt-cache madison linux-source-6.1 | awk '{ print $3 }' | sort -V | grep -vxF -e "$OLD" -e "$VERSION" | head -n 1)
+	if [ -n "$between" ] && dpkg --compare-versions "$between" lt "$VERSION"; then
+		(cd "$RW/debs" && apt-get download -q "linux-source-6.1=$between" 2>&1 | grep -v '^W:' | sed 's/^/# /' >&3)
+		must_fail_with_one_line rw import --source "$(ls "$RW"/debs/linux-source-6.1_"$between"_*.deb)"
+		grep -q "linux-source $between is older than the current base's $VERSION" <<<"$stderr"
+	else
+		echo "# no linux-source-6.1 between $OLD and $VERSION: the older-version refusal is not tried" >&3
+	fi
+	[ "$(rw_state)" = "$state" ]
+}
+
+@test "rebase: --report-only for linux-source-6.12 lists per patch and file the hunks that fail and how much the file changed" {
+	local v612 deb state
+	v612=$(apt-cache madison linux-source-6.12 | awk '{ print $3 }' | sort -V | tail -n 1)
+	[ -n "$v612" ] || skip "no linux-source-6.12 in the archive"
+	(cd "$RW/debs" && apt-get download -q "linux-source-6.12=$v612" 2>&1 | grep -v '^W:' | sed 's/^/# /' >&3)
+	deb=$(ls "$RW"/debs/linux-source-6.12_*.deb)
+	state=$(rw_state)
+	run --separate-stderr rw import --source "$deb"
+	echo "$stderr"
+	[ "$status" -ne 0 ]
+	grep -q "^kbranch: base fixture: .* does not apply: .*'kbranch rebase $v612 --report-only' says" <<<"$stderr"
+	run rw rebase "$v612" --report-only
+	echo "$output"
+	[ "$status" -eq 0 ]
+	grep -q "^  0001-fixture-.*: fs/ext4/super.c: [0-9]* of [0-9]* hunks fail: @@ .*; packaged/$VERSION -> packaged/${v612//\~/_}: [0-9]* insertions(+), [0-9]* deletions(-)$" <<<"$output"
+	grep -q "^  0002-ext4-rename-the-ext4dev-module.*: fs/ext4/super.c: " <<<"$output"
+	grep -q '^port report: 5 patches, [0-9]* (patch, file) pairs fail' <<<"$output"
+	# Only the new import's tag was added.
+	[ "$(rw_state | grep -v "refs/tags/packaged/${v612//\~/_} ")" = "$state" ]
+}
