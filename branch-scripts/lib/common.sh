@@ -44,6 +44,15 @@ base_version() {
 	kgit tag --merged "$KBRANCH_BASE_TAG" -l 'packaged/*' | sed 's|^packaged/||' | head -n 1
 }
 
+# A scratch worktree of the kernel tree gone, whatever state a killed run
+# left it in (git locks a worktree while it is being made).
+drop_worktree() {
+	kgit worktree unlock "$1" >/dev/null 2>&1 || true
+	kgit worktree remove --force --force "$1" >/dev/null 2>&1 || true
+	rm -rf "$1"
+	kgit worktree prune
+}
+
 require_tree() {
 	git -C "$KTREE" rev-parse --verify -q "refs/tags/$KBRANCH_BASE_TAG" >/dev/null ||
 		die "no imported tree at $KTREE; run 'kbranch import' first"

@@ -45,8 +45,8 @@ port_report() {
 	local version=$1 ref old wt=$KBRANCH_WORK/port.wt patches=() patch applied start lines failed=0 hunks=0 files=0
 	ref=$(version_ref "$version")
 	old=$(base_version)
-	rm -rf "$wt" "$wt.patches"
-	kgit worktree prune
+	drop_worktree "$wt"
+	rm -rf "$wt.patches"
 	if kgit rev-parse -q --verify "refs/tags/$KBRANCH_BASE_TAG-$ref" >/dev/null; then
 		start=$KBRANCH_BASE_TAG-$ref
 	else
@@ -70,7 +70,7 @@ port_report() {
 		fi
 		find "$wt" -name '*.rej' -delete
 	done
-	kgit worktree remove --force "$wt"
+	drop_worktree "$wt"
 	rm -rf "$wt.patches"
 	if [ "$failed" -eq 1 ]; then
 		echo "port report: ${#patches[@]} patches, $files (patch, file) pairs fail: $hunks hunks rejected, and whole files where the file is gone"
