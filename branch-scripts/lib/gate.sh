@@ -79,29 +79,40 @@ gate_make() {
 		CC="$cc" HOSTCC="${HOSTCC:-gcc}" -j"$(nproc)" "$@"
 }
 
-# Configure the checked-out commit for a kind, once per commit in a run
-# (7 to 13 s each time; a judgement moves between two commits four times).
-# kbranch check forgets these at its start: other commands reconfigure.
+# Configure the checked-out commit for a kind.  A judgement moves between
+# two commits four times, and configuring takes 7 to 13 s: within a run,
+# a commit's config is made once and copied back after (make's syncconfig
+# follows a .config newer than its own files).  kbranch check forgets
+# them at its start: other commands reconfigure, fragments change.
 gate_configure() {
-	local kind=$1 config head memo
-	memo=$(gate_dir "$kind").configured-at
+	local kind=$1 config head memo dir saved
+	dir=$(gate_dir "$kind")
+	memo=$dir.configured-at
 	head=$(kgit rev-parse HEAD)
 	[ "$(cat "$memo" 2>/dev/null)" != "$head" ] || return 0
 	rm -f "$memo"
-	config=$(gate_field "$kind" config)
-	case "$config" in
-	variant:*) kbuild_configure ;;
-	allmodconfig)
-		printf '%s\n' "$GATE_ALLCONFIG" >"$KBRANCH_WORK/check/allmod.config"
-		gate_make "$kind" KCONFIG_ALLCONFIG="$KBRANCH_WORK/check/allmod.config" allmodconfig
-		;;
-	*) gate_make "$kind" "$config" ;;
-	esac || return 1
+	saved=$KBRANCH_WORK/check/configs/$(basename "$dir")-$head.config
+	if [ -f "$saved" ]; then
+		cp "$saved" "$dir/.config"
+	else
+		config=$(gate_field "$kind" config)
+		case "$config" in
+		variant:*) kbuild_configure ;;
+		allmodconfig)
+			printf '%s\n' "$GATE_ALLCONFIG" >"$KBRANCH_WORK/check/allmod.config"
+			gate_make "$kind" KCONFIG_ALLCONFIG="$KBRANCH_WORK/check/allmod.config" allmodconfig
+			;;
+		*) gate_make "$kind" "$config" ;;
+		esac || return 1
+		mkdir -p "$(dirname "$saved")"
+		cp "$dir/.config" "$saved"
+	fi
 	echo "$head" >"$memo"
 }
 
 gate_forget_configs() {
 	local kind
+	rm -rf "$KBRANCH_WORK/check/configs"
 	for kind in $(gate_kinds); do
 		rm -f "$(gate_dir "$kind").configured-at"
 	done
@@ -190,10 +201,21 @@ gate_rebuild() {
 # the rebuilt targets at each end) and .new, with the logs beside them, and
 # prints what is new.  GATE_DIRS: the dirs of the series' code.
 gate_judge() {
-	local kind=$1 before=$2 commit=$3 out=$4 rebuilt=() failed_before=0 failed=0
-	gate_build_at "$kind" "$before" "$out.build-before.log" || failed_before=1
-	gate_build_at "$kind" "$commit" "$out.build.log" || failed=1
-	mapfile -t rebuilt < <(rebuilt_targets "$out.build.log" "${GATE_DIRS[@]}")
+	local kind=$1 before=$2 commit=$3 out=$4 rebuilt=() failed_before=0 failed=0 shared
+	# What the commit rebuilds is the build dir's, not the kind's: W=1 and
+	# sparse share builtin's, and the second of them reads the first's.
+	shared=$(dirname "$out")/${before:0:12}-${commit:0:12}-$(basename "$(gate_dir "$kind")")-$GATE_DIRS_KEY.rebuilt
+	if [ -f "$shared" ]; then
+		mapfile -t rebuilt < <(grep . "$shared")
+		: >"$out.build.log"
+	else
+		gate_build_at "$kind" "$before" "$out.build-before.log" || failed_before=1
+		gate_build_at "$kind" "$commit" "$out.build.log" || failed=1
+		mapfile -t rebuilt < <(rebuilt_targets "$out.build.log" "${GATE_DIRS[@]}")
+		if [ "$failed" -eq 0 ] && [ "$failed_before" -eq 0 ]; then
+			printf '%s\n' "${rebuilt[@]}" | grep . >"$shared" || true
+		fi
+	fi
 	: >"$out.before"
 	: >"$out.all"
 	if [ "${#rebuilt[@]}" -gt 0 ]; then
