@@ -358,7 +358,7 @@ readme_refs() {
 		bash -c 'set -euo pipefail; . "$1/branch-scripts/lib/common.sh"; KBRANCH_REPO=$2; . "$1/branch-scripts/cmd/all"; run' \
 			all "$REPO" "$fake" 2>&1
 	}
-	FAIL= run all
+	FAIL="" run all
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ "$(tr '\n' ' ' <"$KBRANCH_WORK/ran")" = "import apply verify preflight check submit pull-request " ]
