@@ -49,10 +49,11 @@ patatt() {
 	(cd "$KTREE" && "$REPO/branch-scripts/lib/patatt" "$@")
 }
 
-# A scratch branch: one commit, made by a shell snippet, on ext4dev-base.
+# A scratch branch: one commit, made by a shell snippet, on $4 (default
+# ext4dev-base).
 branch_with_commit() {
-	local name=$1 message=$2 edit=$3
-	ktree checkout -q -f -B "$name" ext4dev-base
+	local name=$1 message=$2 edit=$3 base=${4:-ext4dev-base}
+	ktree checkout -q -f -B "$name" "$base"
 	(cd "$KTREE" && eval "$edit")
 	ktree -c user.name="CI Tester" -c user.email=ci@localhost commit -q -a -m "$message"
 	ktree checkout -q -f ext4-rename
@@ -78,11 +79,9 @@ branch_with_commit() {
 }
 
 @test "a warning only allmodconfig compiles, and one only arm64 compiles, are each caught by that build alone" {
-	ktree checkout -q -f -B gate-warnings ext4-rename
-	printf '\n#ifdef CONFIG_EXT4_DEBUG\nstatic int ext4_kbranch_debug_only;\n#endif\n#ifdef CONFIG_ARM64\nstatic int ext4_kbranch_arm64_only;\n#endif\n' >>"$KTREE/fs/ext4/super.c"
-	ktree -c user.name="CI Tester" -c user.email=ci@localhost commit -q -a \
-		-m $'ext4: add two unused variables\n\nSigned-off-by: CI Tester <ci@localhost>'
-	ktree checkout -q -f ext4-rename
+	branch_with_commit gate-warnings $'ext4: add two unused variables\n\nSigned-off-by: CI Tester <ci@localhost>' \
+		"printf '\n#ifdef CONFIG_EXT4_DEBUG\nstatic int ext4_kbranch_debug_only;\n#endif\n#ifdef CONFIG_ARM64\nstatic int ext4_kbranch_arm64_only;\n#endif\n' >>fs/ext4/super.c" \
+		ext4-rename
 	run "$KBRANCH" check --only w1,allmod,arm64 --since ext4-rename gate-warnings 2> >(sed -u 's/^/# /' >&3)
 	echo "$output"
 	[ "$status" -ne 0 ]
@@ -97,11 +96,8 @@ branch_with_commit() {
 }
 
 @test "a document edit that sphinx warns about is caught by the docs build" {
-	ktree checkout -q -f -B docs-warning ext4-rename
-	printf '\n.. kbranch-no-such-directive::\n' >>"$KTREE/Documentation/admin-guide/ext4.rst"
-	ktree -c user.name="CI Tester" -c user.email=ci@localhost commit -q -a \
-		-m $'ext4: add a directive sphinx does not know\n\nSigned-off-by: CI Tester <ci@localhost>'
-	ktree checkout -q -f ext4-rename
+	branch_with_commit docs-warning $'ext4: add a directive sphinx does not know\n\nSigned-off-by: CI Tester <ci@localhost>' \
+		"printf '\n.. kbranch-no-such-directive::\n' >>Documentation/admin-guide/ext4.rst" ext4-rename
 	run "$KBRANCH" check --only docs --since ext4-rename docs-warning 2> >(sed -u 's/^/# /' >&3)
 	echo "$output"
 	[ "$status" -ne 0 ]

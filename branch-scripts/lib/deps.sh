@@ -61,7 +61,7 @@ ensure_deps() {
 source_tarball() {
 	local tars=(/usr/src/linux-source-*.tar.xz)
 	[ -f "${tars[0]}" ] || die "no /usr/src/linux-source-*.tar.xz; install the linux-source package"
-	[ "${#tars[@]}" -eq 1 ] || die "several linux-source tarballs in /usr/src (${tars[*]}); keep one"
+	[ "${#tars[@]}" -eq 1 ] || die "several linux-source tarballs in /usr/src (${tars[*]}); pick one with 'kbranch import --source FILE'"
 	printf '%s\n' "${tars[0]}"
 }
 

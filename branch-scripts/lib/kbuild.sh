@@ -40,11 +40,3 @@ kbuild_make() {
 declared() {
 	(cd "$KTREE" && "$KBRANCH_REPO/bisect-tests/run" --print-declared "$1")
 }
-
-# Directories whose code a commit changes (kbranch check rebuilds them at
-# the commit and at its parent; only warnings the parent did not have
-# count; kbranch report reads what check found there).
-touched_dirs() {
-	kgit diff --name-only "$1^" "$1" | grep -E '(\.[ch]|/Makefile|/Kbuild)$' |
-		grep -vE '^(tools|Documentation|arch/[^/]+/configs)/' | xargs -r -n1 dirname | sort -u
-}

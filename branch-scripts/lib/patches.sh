@@ -56,3 +56,11 @@ am_one() {
 	rm -f "$out"
 	return 1
 }
+
+# The series as patch files in dir $1, written so that the same commits
+# always give the same bytes: no commit hashes (--zero-commit) and no git
+# version (--no-signature).
+format_series() {
+	kgit format-patch -q --zero-commit --no-signature -o "$1" \
+		"$KBRANCH_BASE_TAG..$KBRANCH_BRANCH" >/dev/null
+}

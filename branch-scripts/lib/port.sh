@@ -4,12 +4,6 @@
 # failing hunks changed between the two imports (kbranch rebase
 # --report-only, and a rebase or import that does not apply).
 
-# The series as patch files, in order, written to dir $1.
-series_patches() {
-	kgit format-patch -q --zero-commit --no-signature -o "$1" \
-		"$KBRANCH_BASE_TAG..$KBRANCH_BRANCH" >/dev/null
-}
-
 # The hunks of one file in a patch: how many there are.
 patch_hunks() {
 	local patch=$1 file=$2
@@ -53,7 +47,7 @@ port_report() {
 		start=packaged/$ref
 		patches=("$KBRANCH_REPO"/base/*.patch)
 	fi
-	series_patches "$wt.patches"
+	format_series "$wt.patches"
 	patches+=("$wt.patches"/*.patch)
 	kgit worktree add -q --detach "$wt" "$start" || die "cannot check $start out in $wt"
 	echo "port report: the series from linux-source $old onto $version (from $start; git apply --reject, each patch on the last's result)"
