@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # Testers and compatibility: old configs survive, ext4dev keeps mounting,
-# results travel with the commits.  Reads what 30-verify.bats left behind.
+# results travel with the commits.  Reads what 15-verify.bats left behind.
 
 load helpers
 

@@ -3,7 +3,7 @@
 # The verifier sees what a linux-ext4 reviewer sees.  Each check is shown
 # failing on a scratch commit that undoes one point of the v2 review (the
 # defects v1 had), with the packaged kernel as the reference.  Reads the
-# references that 30-verify.bats recorded.  v1's base, which refused ext2
+# references that 15-verify.bats recorded.  v1's base, which refused ext2
 # and ext3 roots, is judged in the fast tier on its real console
 # (ci/canned/root-ext2-v1-base.console): a kernel build less here.
 

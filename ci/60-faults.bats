@@ -8,10 +8,23 @@ setup_file() {
 	ensure_applied
 }
 
+# The signal tests stay on kill-park (park_at_base_tree) from one to the
+# next; every other test starts at the tip.
+setup() {
+	case "$BATS_TEST_DESCRIPTION" in
+	*" during a build"* | *" during a boot"*) ;;
+	*) leave_park ;;
+	esac
+}
+
 teardown() {
 	rm -f "$KTREE/.git/hooks/applypatch-msg"
 	mountpoint -q "$KBRANCH_CI_SCRATCH/small" && umount "$KBRANCH_CI_SCRATCH/small" || true
-	ktree checkout -q -f ext4-rename 2>/dev/null || true
+	ktree checkout -q -f "$(ktree symbolic-ref -q --short HEAD | grep -x kill-park || echo ext4-rename)" 2>/dev/null || true
+}
+
+teardown_file() {
+	leave_park
 }
 
 # git am runs this hook for every patch: a slow hook makes an apply slow
@@ -109,6 +122,16 @@ wait_bg() {
 	[ "$(ktree symbolic-ref --short HEAD)" = ext4-rename ]
 }
 
+# HEAD on branch kill-park, a commit of its own with the base's tree: a
+# run that moves HEAD to the base and back changes no file, so each test
+# rebuilds only what it means to (a checkout of the tip in between would
+# rebuild ext4 twice a test), and putting HEAD back is still seen.
+park_at_base_tree() {
+	ktree rev-parse -q --verify refs/heads/kill-park >/dev/null ||
+		ktree branch kill-park "$(ktree commit-tree -p 'ext4dev-base^{commit}' -m 'ci: park on the base tree' "ext4dev-base^{tree}")"
+	ktree checkout -q -f kill-park
+}
+
 # kbranch verify of the base commit alone, sent signal $1 once the builtin
 # variant's $2 stage is under way ($3 seconds in).  SIGINT puts the tree
 # back at once; after SIGKILL the next run does.  Either way the next run
@@ -116,6 +139,7 @@ wait_bg() {
 interrupt_verify_during() {
 	local signal=$1 stage=$2 after=$3 log=$KBRANCH_CI_SCRATCH/$1-$2.log before
 	ktree branch -f kill-probe ext4dev-base
+	park_at_base_tree
 	before=$(tree_state)
 	# Something to rebuild, so that a build is under way.
 	[ "$stage" != build ] || touch "$KTREE/fs/ext4/super.c"
@@ -126,7 +150,7 @@ interrupt_verify_during() {
 	cat "$log"
 	[ "$BG_STATUS" -ne 0 ]
 	if [ "$signal" = INT ]; then
-		grep -q 'interrupted: putting .* back at ext4-rename' "$log"
+		grep -q 'interrupted: putting .* back at kill-park' "$log"
 		[ "$(tree_state)" = "$before" ]
 		# An interrupted run judges nothing: no failed stage, no verdict.
 		grep -q 'bisect-tests: interrupted: no verdict for this commit' "$log"
@@ -141,6 +165,13 @@ interrupt_verify_during() {
 	grep -q "^ok 2 - $(ktree rev-parse --short "ext4dev-base^{commit}") .* \[builtin\] build=ok boot=ok checks=ok" <<<"$output"
 	[ "$(tree_state)" = "$before" ]
 	ktree branch -q -D kill-probe
+}
+
+# The tip again, for the tests after the signal tests; kill-park goes.
+leave_park() {
+	ktree rev-parse -q --verify refs/heads/kill-park >/dev/null || return 0
+	ktree checkout -q -f ext4-rename
+	ktree branch -q -D kill-park
 }
 
 @test "SIGKILL during a build: the next run recovers, rebuilds and passes" {

@@ -31,17 +31,42 @@ images_partitions() {
 	printf '%s\n' control "${BT_HOSTILE_KINDS[@]}"
 }
 
+# The images are the same for every commit and variant: they are made once
+# per work dir, this file and e2fsprogs (4 s of a point's time), and each
+# run gets fresh copies, which its guest then writes to.
 images_make() {
-	local rdir=$1 log=$1/images.log kind
+	local rdir=$1 cache
+	cache=$(images_cache_dir) || return 1
+	if [ ! -d "$cache" ]; then
+		rm -rf "$cache.tmp.$$"
+		mkdir -p "$cache.tmp.$$"
+		images_build "$cache.tmp.$$" "$rdir/images.log" || { rm -rf "$cache.tmp.$$"; return 1; }
+		# Another run may have made them meanwhile: the same images.
+		mv -T "$cache.tmp.$$" "$cache" 2>/dev/null || rm -rf "$cache.tmp.$$"
+	fi
 	rm -f "$rdir"/*.img
-	truncate -s 64M "$rdir/flagged.img" "$rdir/plain.img" "$rdir/crash.img"
-	logged "$log" mke2fs -F -t ext4 -E test_fs -L flagged "$rdir/flagged.img" || return 1
-	logged "$log" mke2fs -F -t ext4 -L plain "$rdir/plain.img" || return 1
-	logged "$log" mke2fs -F -t ext4 -E test_fs -L crash "$rdir/crash.img" || return 1
+	cp --sparse=always "$cache"/*.img "$rdir"/
+}
+
+images_cache_dir() {
+	local key
+	key=$({
+		cat "${BASH_SOURCE[0]}"
+		mke2fs -V 2>&1 && debugfs -V 2>&1
+	} | sha256sum | cut -c1-16) || return 1
+	printf '%s/cache/images-%s\n' "$KBRANCH_WORK" "$key"
+}
+
+images_build() {
+	local dir=$1 log=$2 kind
+	truncate -s 64M "$dir/flagged.img" "$dir/plain.img" "$dir/crash.img"
+	logged "$log" mke2fs -F -t ext4 -E test_fs -L flagged "$dir/flagged.img" || return 1
+	logged "$log" mke2fs -F -t ext4 -L plain "$dir/plain.img" || return 1
+	logged "$log" mke2fs -F -t ext4 -E test_fs -L crash "$dir/crash.img" || return 1
 	for kind in $(images_partitions); do
-		images_hostile "$rdir/hostile-$kind.img" "$kind" "$log" || return 1
+		images_hostile "$dir/hostile-$kind.img" "$kind" "$log" || return 1
 	done
-	images_pack_hostile "$rdir"
+	images_pack_hostile "$dir"
 }
 
 # Under TCG every virtio disk costs the boot ~0.15 s, so the hostile images

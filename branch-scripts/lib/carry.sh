@@ -290,19 +290,31 @@ carry_packaged_sources() {
 	variant_registry | awk '$2 == "kconfig" { sub(/^carried-/, "", $1); print $1 } $2 == "carried" { print $3 }'
 }
 
-# Make the packaged forms, once per version, tests, tools and Debian config:
-# checks packaged/<version> out only when one is missing.
-carry_packaged_forms() {
-	local version=$1 source out
+# The packaged forms are kept per version, tests, tools and Debian config.
+carry_packaged_key() {
+	local version=$1
 	CARRY_PACKAGED_KEY=$version-$({
 		printf '%s %s\n' "$(tests_version)" "$(toolchain)"
 		sha256sum </usr/src/linux-config-6.1/config.amd64_none_amd64.xz 2>/dev/null
 	} | sha256sum | cut -c1-12)
+}
+
+carry_packaged_missing() {
+	local source
+	for source in $(carry_packaged_sources); do
+		[ -s "$(carry_packaged_file "$source")" ] || return 0
+	done
+	return 1
+}
+
+# Make the missing packaged forms (after carry_packaged_key), with
+# packaged/<version> checked out: Kconfig only, so verify runs it beside the
+# references' builds.
+carry_packaged_forms() {
+	local source out
 	for source in $(carry_packaged_sources); do
 		out=$(carry_packaged_file "$source")
 		[ ! -s "$out" ] || continue
-		[ "$(kgit rev-parse HEAD)" = "$(kgit rev-parse "packaged/$version^{commit}")" ] ||
-			kgit checkout -q --detach "packaged/$version^{commit}"
 		mkdir -p "$(dirname "$out")"
 		case "$source" in
 		debian) xz -dc /usr/src/linux-config-6.1/config.amd64_none_amd64.xz >"$out.in" &&
