@@ -72,6 +72,19 @@ cover_msgid() {
 	[ ! -e "$other/list" ]
 }
 
+@test "list start as a user other than root is one line saying why, and makes and starts nothing" {
+	local other=$KBRANCH_CI_SCRATCH/nonroot-list user=kbranch-ci
+	id "$user" >/dev/null 2>&1 || useradd --system --no-create-home "$user"
+	rm -rf "$other"
+	mkdir -p "$other"
+	chown "$user" "$other"
+	must_fail_with_one_line runuser -u "$user" -- env KBRANCH_WORK="$other/work" \
+		KBRANCH_LIST_SMTP_PORT=2725 KBRANCH_LIST_HTTP_PORT=8980 "$KBRANCH" list start
+	grep -q "exim4 runs a private daemon only for root (as $user it answers 'permission denied')" <<<"$stderr"
+	[ ! -e "$other/work" ]
+	[ -z "$(listeners 2725)" ] && [ -z "$(listeners 8980)" ]
+}
+
 @test "submit sends the thread to the list, and b4 shazam of its message-id onto ext4dev-base gives the tip's tree" {
 	local wt=$KBRANCH_CI_SCRATCH/shazam msgid m id changeid
 	run "$KBRANCH" submit
