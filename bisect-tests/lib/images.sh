@@ -32,8 +32,8 @@ images_partitions() {
 }
 
 # The images are the same for every commit and variant: they are made once
-# per work dir, this file and e2fsprogs (4 s of a point's time), and each
-# run gets fresh copies, which its guest then writes to.
+# per work dir, this file and e2fsprogs with its mke2fs.conf (4 s of a
+# point's time), and each run gets fresh copies, which its guest writes to.
 images_make() {
 	local rdir=$1 cache
 	cache=$(images_cache_dir) || return 1
@@ -51,7 +51,7 @@ images_make() {
 images_cache_dir() {
 	local key
 	key=$({
-		cat "${BASH_SOURCE[0]}"
+		cat "${BASH_SOURCE[0]}" "${MKE2FS_CONFIG:-/etc/mke2fs.conf}" 2>/dev/null
 		mke2fs -V 2>&1 && debugfs -V 2>&1
 	} | sha256sum | cut -c1-16) || return 1
 	printf '%s/cache/images-%s\n' "$KBRANCH_WORK" "$key"
