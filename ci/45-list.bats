@@ -85,13 +85,54 @@ cover_msgid() {
 	[ -z "$(listeners 2725)" ] && [ -z "$(listeners 8980)" ]
 }
 
-@test "submit sends the thread to the list, and b4 shazam of its message-id onto ext4dev-base gives the tip's tree" {
+# v1 as the list first saw it: a copy of this repository with v1's fixture,
+# patches and cover letter (ci/series-v1.diff), imported into the same
+# tree (its fixture makes a base of its own; import keeps v2's as
+# ext4dev-base-previous) and applied; after it is sent, v2 is imported
+# and applied again, the same commits as before.
+@test "v1, on its own fixture's base, goes to the list first as [PATCH 1/4], enrolled by b4" {
+	local v1 base tip
+	base=$(ktree rev-parse 'ext4dev-base^{commit}')
+	tip=$(ktree rev-parse ext4-rename)
+	v1=$(repo_copy)
+	(cd "$v1" && git apply --whitespace=nowarn "$REPO/ci/series-v1.diff")
+	# Revision 1: series.txt says none.
+	[ -z "$(grep '^# revision:' "$v1/series.txt" || true)" ]
+	"$v1/branch-scripts/kbranch" import 2>&1 | sed 's/^/# /' >&3
+	"$v1/branch-scripts/kbranch" apply 2>&1 | sed 's/^/# /' >&3
+	[ "$(ktree rev-parse 'ext4dev-base^{commit}')" != "$base" ]
+	run "$v1/branch-scripts/kbranch" submit
+	echo "$output"
+	[ "$status" -eq 0 ]
+	grep -q '^Subject: \[PATCH 1/4\] ext4: rename the ext4dev Kconfig options to ext4' "$KBRANCH_WORK"/outgoing/0001-*.eml
+	grep -qx "base-commit: $(ktree rev-parse 'ext4dev-base^{commit}')" "$KBRANCH_WORK"/outgoing/0000-*.eml
+	ktree rev-parse -q --verify refs/tags/sent/ext4-rename-v1 >/dev/null
+	cover_msgid >"$KBRANCH_CI_SCRATCH/v1.msgid"
+	# Back to v2.
+	"$KBRANCH" import 2>&1 | sed 's/^/# /' >&3
+	"$KBRANCH" apply 2>&1 | sed 's/^/# /' >&3
+	ktree tag -d ext4dev-base-previous >/dev/null
+	[ "$(ktree rev-parse 'ext4dev-base^{commit}')" = "$base" ]
+	[ "$(ktree rev-parse ext4-rename)" = "$tip" ]
+}
+
+@test "submit sends v2 to the list with a link to v1, the range-diff v1 -> v2 and the verdicts of both; b4 shazam of its message-id onto ext4dev-base gives the tip's tree" {
 	local wt=$KBRANCH_CI_SCRATCH/shazam msgid m id changeid
 	run "$KBRANCH" submit
 	echo "$output"
 	[ "$status" -eq 0 ]
 	msgid=$(cover_msgid)
 	[ -n "$msgid" ]
+	# The same series, its second revision, on another base than v1's.
+	grep -q '^Subject: \[PATCH v2 1/4\] ext4: rename the ext4dev Kconfig options to ext4' "$KBRANCH_WORK"/outgoing/0001-*.eml
+	grep -qxF " - Link to v1: $ARCHIVE$(cat "$KBRANCH_CI_SCRATCH/v1.msgid")" "$KBRANCH_WORK"/outgoing/0000-*.eml
+	[ "$(sed -n 's/^change-id: //p' "$KBRANCH_WORK"/outgoing/0000-*.eml)" = \
+		"$(curl -sf "$ARCHIVE$(cat "$KBRANCH_CI_SCRATCH/v1.msgid")/raw" | sed -n 's/^change-id: //p')" ]
+	# v2's answer to the review, in the range-diff: MODULE_ALIAS("ext4dev").
+	grep -q '^ *[0-9]*:  *[0-9a-f]* ! [0-9]*:  *[0-9a-f]* ext4: rename the ext4dev module' "$KBRANCH_WORK"/outgoing/range-diff-v1-v2.txt
+	grep -q 'MODULE_ALIAS("ext4dev")' "$KBRANCH_WORK"/outgoing/range-diff-v1-v2.txt
+	# v1 was never verified here; v2 was, by 15-verify.bats.
+	grep -q '^    builtin  *-  *-> good  *(changed)' <<<"$output"
 	# Every message of the thread is in the archive, as sent.
 	for m in "$KBRANCH_WORK"/outgoing/*.eml; do
 		id=$(sed -n 's/^Message-ID: <\(.*\)>$/\1/Ip' "$m" | head -n 1)

@@ -112,6 +112,24 @@ full_only() {
 	[ "$(rw_state)" = "$state" ]
 }
 
+@test "rebase: interrupted with SIGINT while it picks, it says so in one line and changes nothing" {
+	local state
+	state=$(rw_state)
+	KBRANCH_WORK=$RW/work setsid env --default-signal=INT "$RW/repo/branch-scripts/kbranch" rebase "$VERSION" \
+		--variant builtin >"$RW/int.log" 2>&1 &
+	BG_PID=$!
+	for _ in $(seq 600); do grep -q '^\[.*\] rebase: [0-9a-f]* ext4: ' "$RW/int.log" && break; sleep 0.1; done
+	kill -INT -- "-$BG_PID"
+	BG_STATUS=0
+	wait "$BG_PID" || BG_STATUS=$?
+	cat "$RW/int.log"
+	[ "$BG_STATUS" -eq 130 ]
+	grep -q "rebase: interrupted; nothing changed: ext4-rename is still on $OLD" "$RW/int.log"
+	[ ! -e "$RW/work/rebase.wt" ]
+	[ -z "$(git -C "$RW/work/linux" worktree list --porcelain | grep rebase.wt || true)" ]
+	[ "$(rw_state)" = "$state" ]
+}
+
 @test "rebase: the series moves onto the current version: the same commits as applied there, a range-diff, base/linux-source.version, the patches, and verify" {
 	local old_tip
 	old_tip=$(git -C "$RW/work/linux" rev-parse ext4-rename)

@@ -30,7 +30,7 @@ tree_state() {
 repo_copy() {
 	local dest=$KBRANCH_CI_SCRATCH/repo.$BATS_TEST_NUMBER.$RANDOM
 	mkdir -p "$dest"
-	cp -a "$REPO/branch-scripts" "$REPO/base" "$REPO/patches" "$REPO/series.txt" "$dest/"
+	cp -a "$REPO/branch-scripts" "$REPO/base" "$REPO/patches" "$REPO/series.txt" "$REPO/cover-letter.txt" "$dest/"
 	[ ! -d "$REPO/bisect-tests" ] || cp -a "$REPO/bisect-tests" "$dest/"
 	printf '%s\n' "$dest"
 }

@@ -45,6 +45,13 @@ build_seed() {
 	[ ! -e "$bdir" ] || return 0
 	for other in $(variants_of built carried); do
 		[ "$other" != "$variant" ] || continue
+		# Another variant's first build under way (kbranch verify runs two
+		# at once): wait for it rather than build cold beside it, twice
+		# the work on the same cores.
+		if [ -d "$(build_dir "$other")" ] && [ ! -f "$(build_dir "$other")/vmlinux" ]; then
+			say "$variant: waiting for the $other variant's first build, to start from a copy of it"
+			flock -w 3600 "$(build_lock_file "$other")" true 8>&- || true
+		fi
 		if [ -f "$(build_dir "$other")/vmlinux" ]; then
 			say "$variant: first build, starting from a copy of the $other build"
 			rm -rf "$bdir.tmp"
