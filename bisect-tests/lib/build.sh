@@ -11,12 +11,22 @@ kmake() {
 		-j"$(nproc)" "$@"
 }
 
+# ccache's depend mode: a miss runs the compiler alone, where the default
+# runs the preprocessor first to hash its output; kbuild's -MMD gives ccache
+# the headers to key on.  Measured here (fs/ext4, cold cache, -j2): 26 s in
+# depend mode, 32 to 42 s in the default, 33 s without ccache; hits alike.
+# A user's own setting wins.
+ccache_depend_mode() {
+	export CCACHE_DEPEND=${CCACHE_DEPEND:-1}
+}
+
 build_compilers() {
 	BT_HOSTCC=${HOSTCC:-gcc}
 	if [ -n "${CC:-}" ]; then
 		BT_CC=$CC
 	elif command -v ccache >/dev/null; then
 		BT_CC="ccache gcc"
+		ccache_depend_mode
 	else
 		BT_CC=gcc
 	fi

@@ -73,6 +73,7 @@ gate_make() {
 		cc=$CC
 	elif command -v ccache >/dev/null; then
 		cc="ccache $cc"
+		ccache_depend_mode
 	fi
 	mkdir -p "$dir"
 	flock "$dir.lock" make -C "$KTREE" O="$dir" ARCH="$arch" ${cross:+CROSS_COMPILE="$cross"} \

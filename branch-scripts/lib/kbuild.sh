@@ -27,11 +27,17 @@ kbuild_dir() {
 	printf '%s/build/builtin\n' "$KBRANCH_WORK"
 }
 
+# ccache's depend mode, as bisect-tests uses it (bisect-tests/lib/build.sh
+# says why): a miss costs the compile alone.  A user's own setting wins.
+ccache_depend_mode() {
+	export CCACHE_DEPEND=${CCACHE_DEPEND:-1}
+}
+
 # make in that build dir, under bisect-tests' lock for it; CC honours the
 # environment like bisect-tests.
 kbuild_make() {
 	local cc=${CC:-gcc}
-	[ -n "${CC:-}" ] || ! command -v ccache >/dev/null || cc="ccache gcc"
+	[ -n "${CC:-}" ] || ! command -v ccache >/dev/null || { cc="ccache gcc"; ccache_depend_mode; }
 	flock "$KBRANCH_WORK/build/builtin.lock" \
 		make -C "$KTREE" O="$(kbuild_dir)" ARCH=x86_64 CC="$cc" HOSTCC="${HOSTCC:-gcc}" -j"$(nproc)" "$@"
 }
