@@ -36,6 +36,19 @@ setup_file() {
 	[ "$(grep -c '^not ok' <<<"$output")" -eq 0 ]
 }
 
+# What a user of the compat type sees at the tip, from the logs of that
+# verification's last builtin point (the tip) and the module variant's
+# build dir, left at the tip.
+@test "at the tip the guest mounts -t ext4dev, which logs its deprecation, and ext4.ko answers to ext4dev and fs-ext4dev" {
+	local ktap=$KBRANCH_WORK/runs/builtin/guest.ktap ko=$KBRANCH_WORK/build/module/fs/ext4/ext4.ko
+	grep -q "^ok [0-9]* - $(ktree rev-parse --short ext4-rename) .* \[builtin\] build=ok boot=ok checks=ok" "$KBRANCH_CI_SCRATCH/verify.tap"
+	grep -q '^ok [0-9]* global.the_compat_type_mounts_the_flagged_image_and_warns$' "$ktap"
+	grep -qi 'ext4dev.*deprecated' "$KBRANCH_WORK/runs/builtin/console.log"
+	# fs-ext4dev (mount) and ext4dev (modprobe) are module aliases of ext4.ko
+	modinfo -F alias "$ko" | grep -qx 'fs-ext4dev'
+	modinfo -F alias "$ko" | grep -qx 'ext4dev'
+}
+
 @test "kbranch report of that verification is KCIDB v5 that the schema accepts, a passing build per commit and variant" {
 	local json=$KBRANCH_WORK/report/kcidb.json commits variants
 	run "$KBRANCH" report

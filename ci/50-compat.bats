@@ -54,18 +54,6 @@ load helpers
 	ktree branch -q -D lost-compat
 }
 
-@test "after the rename the guest mounts -t ext4dev, which logs its deprecation" {
-	local ktap=$KBRANCH_WORK/runs/builtin/guest.ktap
-	ktree checkout -q -f ext4-rename
-	run bash -c 'cd "$0" && "$1"/bisect-tests/run --variant builtin' "$KTREE" "$REPO"
-	[ "$status" -eq 0 ]
-	grep -q '^ok [0-9]* global.the_compat_type_mounts_the_flagged_image_and_warns$' "$ktap"
-	grep -qi 'ext4dev.*deprecated' "$KBRANCH_WORK/runs/builtin/console.log"
-	# fs-ext4dev (mount) and ext4dev (modprobe) are module aliases of ext4.ko
-	modinfo -F alias "$KBRANCH_WORK/build/module/fs/ext4/ext4.ko" | grep -qx 'fs-ext4dev'
-	modinfo -F alias "$KBRANCH_WORK/build/module/fs/ext4/ext4.ko" | grep -qx 'ext4dev'
-}
-
 @test "every verdict is a git note keyed by tree, variant, tests version and toolchain" {
 	local tip tree tools
 	tip=$(ktree rev-parse ext4-rename)
