@@ -370,3 +370,43 @@ readme_refs() {
 	grep -qx 'kbranch all: pull request not written: the gate failed (preflight check)' <<<"$output"
 	grep -q 'pull-request  *REFUSED  *the gate failed: preflight check' <<<"$output"
 }
+
+# The reuse rules of kbranch verify's notes, on a scratch repository with
+# lines written as note_record writes them.
+@test "notes: a tree passed once is reused; a bad or skipped line for the same key wins; a chain matches only itself; a reuse is recorded once" {
+	KBRANCH_WORK=$BATS_TEST_TMPDIR
+	# shellcheck source=branch-scripts/lib/common.sh
+	source "$REPO/branch-scripts/lib/common.sh"
+	KTREE=$BATS_TEST_TMPDIR/notes-tree
+	KBRANCH_TESTS_VERSION=abc123
+	KBRANCH_TOOLCHAIN=gcc-1,qemu-2,busybox-3
+	# shellcheck source=branch-scripts/lib/notes.sh
+	source "$REPO/branch-scripts/lib/notes.sh"
+	git init -q "$KTREE"
+	kgit commit -q --allow-empty -m one
+	kgit commit -q --allow-empty -m 'same tree'
+	local one two
+	one=$(kgit rev-parse HEAD~1)
+	two=$(kgit rev-parse HEAD)
+	note_record "$one" builtin good 'build=ok boot=ok checks=ok'
+	note_record "$one" carried-minimal good 'chain=aaaa kconfig=kept'
+	note_passed "$two" builtin
+	! note_passed "$two" module || false
+	note_passed "$two" carried-minimal aaaa
+	! note_passed "$two" carried-minimal bbbb || false
+	# Another tests version or toolchain is another key.
+	KBRANCH_TESTS_VERSION=def456
+	note_forget
+	! note_passed "$two" builtin || false
+	KBRANCH_TESTS_VERSION=abc123
+	note_forget
+	# The reuse is recorded on the commit verified, once.
+	note_reuse "$two" builtin
+	note_reuse "$two" builtin
+	[ "$(kgit notes --ref="$KBRANCH_NOTES" show "$two" | grep -c 'variant=builtin .*verdict=good reused=1')" -eq 1 ]
+	# A bad line for the same key, on any commit, wins over every good one.
+	note_record "$one" builtin bad 'build=ok boot=fail checks=skip'
+	! note_passed "$two" builtin || false
+	note_record "$one" carried-minimal skip 'chain=aaaa kconfig=lost'
+	! note_passed "$two" carried-minimal aaaa || false
+}

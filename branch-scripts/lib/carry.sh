@@ -102,8 +102,9 @@ carry_oldconfig_seed() {
 	cat "$(carry_dir)/seed/build/builtin/.config"
 }
 
+CARRY_OLDCONFIG_NAME=oldconfig.config
 carry_oldconfig_file() {
-	printf '%s/oldconfig.config\n' "$(carry_dir)"
+	printf '%s/%s\n' "$(carry_dir)" "$CARRY_OLDCONFIG_NAME"
 }
 
 carry_oldconfig_start() {
@@ -232,45 +233,46 @@ carry_chain_key() {
 	} | sha256sum | cut -c1-16
 }
 
+# Kept states mirror the carry dir's layout (state-v2: the first layout
+# kept names of their own), so that one cp puts a state back.
 carry_state_dir() {
-	printf '%s/state/%s/%s\n' "$(carry_dir)" "$1" "$2"
+	printf '%s/state-v2/%s/%s\n' "$(carry_dir)" "$1" "$2"
 }
 
-# The files that make up a carried variant's state after commit k.
+# The files that make up a carried variant's state after commit k,
+# relative to the carry dir.
 carry_state_files() {
 	local variant=$1 k=$2 dir
 	if [ "$variant" = oldconfig ]; then
-		printf 'oldconfig.config %s\n' "$(carry_oldconfig_file)"
+		printf '%s\n' "${CARRY_OLDCONFIG_NAME}"
 		return
 	fi
-	dir=$(carry_dir)/${variant#carried-}
-	printf '%s %s\n' base.config "$dir/base.config" want "$dir/want" \
-		stepped.config "$dir/stepped/.config" fresh.config "$dir/fresh/$k/.config"
+	dir=${variant#carried-}
+	printf '%s\n' "$dir/base.config" "$dir/want" "$dir/stepped/.config" "$dir/fresh/$k/.config"
 }
 
 carry_save() {
-	local variant=$1 key=$2 k=$3 state name file
+	local variant=$1 key=$2 k=$3 state file from
 	state=$(carry_state_dir "$variant" "$key")
+	from=$(carry_dir)
 	rm -rf "$state.tmp"
-	mkdir -p "$state.tmp"
-	while read -r name file; do
-		cp "$file" "$state.tmp/$name" || return 1
+	while read -r file; do
+		mkdir -p "$state.tmp/$(dirname "$file")"
+		cp "$from/$file" "$state.tmp/$file" || return 1
 	done < <(carry_state_files "$variant" "$k")
 	rm -rf "$state"
 	mv "$state.tmp" "$state"
 }
 
 # Put back the state kept for key; fails (restoring nothing) without one.
+# A warm re-run restores one at every carried point: one process.
 carry_restore() {
-	local variant=$1 key=$2 k=$3 state name file
+	local variant=$1 key=$2 k=$3 state
 	state=$(carry_state_dir "$variant" "$key")
 	[ -d "$state" ] || return 1
 	# A new chain starts at the base: no fresh config of another one stays.
 	[ "$k" != 0 ] || [ "$variant" = oldconfig ] || rm -rf "$(carry_dir)/${variant#carried-}/fresh"
-	while read -r name file; do
-		mkdir -p "$(dirname "$file")"
-		cp "$state/$name" "$file" || return 1
-	done < <(carry_state_files "$variant" "$k")
+	cp -R "$state/." "$(carry_dir)/"
 }
 
 # --- At the tip, the packaged tree's answer, line for line -------------------

@@ -10,9 +10,11 @@
 KBRANCH_NOTES=refs/notes/kbranch
 
 # The variant registry, bisect-tests/configs/variants, through bisect-tests'
-# own interface: "name kind reference" lines, in table order.
+# own interface: "name kind reference" lines, in table order.  Asked once:
+# a warm re-run looks variants up at every point.
+KBRANCH_REGISTRY=$("$KBRANCH_REPO/bisect-tests/run" --list-variants) || KBRANCH_REGISTRY=
 variant_registry() {
-	"$KBRANCH_REPO/bisect-tests/run" --list-variants
+	printf '%s\n' "$KBRANCH_REGISTRY"
 }
 
 # What kbranch verify runs and records, in table order: every variant.
@@ -21,7 +23,10 @@ mapfile -t KBRANCH_VARIANTS < <(variant_registry | cut -d' ' -f1)
 
 # The packaged reference variant $1 is compared with ("-": none).
 variant_reference() {
-	variant_registry | awk -v v="$1" '$1 == v { print $3 }'
+	local name reference
+	while read -r name _ reference; do
+		[ "$name" != "$1" ] || { printf '%s\n' "$reference"; return 0; }
+	done <<<"$KBRANCH_REGISTRY"
 }
 
 # The version of the tests: a hash of everything under bisect-tests/,
@@ -48,24 +53,51 @@ toolchain() {
 	printf '%s\n' "$KBRANCH_TOOLCHAIN"
 }
 
+# A commit's tree: from the run's table when the caller filled it
+# (note_learn_trees), else from git.
+note_tree() {
+	local commit=$1
+	if [ -n "${KBRANCH_TREE_OF[$commit]:-}" ]; then
+		printf '%s\n' "${KBRANCH_TREE_OF[$commit]}"
+	else
+		kgit rev-parse "$commit^{tree}"
+	fi
+}
+
+# Fill the table of trees for commits $@ with one git process: a warm
+# re-run asks for each commit's tree several times a point.
+declare -gA KBRANCH_TREE_OF=()
+note_learn_trees() {
+	local commit tree
+	[ "$#" -gt 0 ] || return 0
+	while read -r commit tree; do
+		KBRANCH_TREE_OF[$commit]=$tree
+	done < <(kgit log --no-walk=unsorted --format='%H %T' "$@")
+}
+
 # The key every line starts with, up to its verdict.
 note_key() {
 	local commit=$1 variant=$2
-	printf ' tree=%s variant=%s tests=%s tools=%s verdict=' "$(kgit rev-parse "$commit^{tree}")" \
+	printf ' tree=%s variant=%s tests=%s tools=%s verdict=' "$(note_tree "$commit")" \
 		"$variant" "$(tests_version)" "$(toolchain)"
 }
 
 # Under a lock: kbranch verify records from two points at once, and git
-# refuses a notes update while another holds the ref's lock file.
+# refuses a notes update while another holds the ref's lock file.  The
+# lock's fd is closed before returning: left open (as a {var}> redirection
+# of a group leaves it), it kept the lock, and the same shell's next
+# record waited a minute for itself and died.
 note_record() {
-	local commit=$1 variant=$2 verdict=$3 result=$4 lock
-	unset KBRANCH_NOTE_LINES
-	{
-		flock -w 60 "$lock" || die "notes: $KBRANCH_WORK/notes.lock held for over a minute"
-		kgit notes --ref="$KBRANCH_NOTES" append -m \
-			"kbranch-verify$(note_key "$commit" "$variant")$verdict $result date=$(date -u +%FT%TZ)" \
-			"$commit"
-	} {lock}>"$KBRANCH_WORK/notes.lock"
+	local commit=$1 variant=$2 verdict=$3 result=$4 line lock
+	note_forget
+	line="kbranch-verify$(note_key "$commit" "$variant")$verdict $result date=$(date -u +%FT%TZ)"
+	exec {lock}>"$KBRANCH_WORK/notes.lock"
+	if ! flock -w 60 "$lock"; then
+		exec {lock}>&-
+		die "notes: $KBRANCH_WORK/notes.lock held for over a minute"
+	fi
+	kgit notes --ref="$KBRANCH_NOTES" append -m "$line" "$commit" || { exec {lock}>&-; return 1; }
+	exec {lock}>&-
 }
 
 # Every recorded line, from the notes of every commit, read once per run
@@ -80,26 +112,59 @@ note_lines() {
 	[ -z "$KBRANCH_NOTE_LINES" ] || printf '%s\n' "$KBRANCH_NOTE_LINES"
 }
 
+# Read the notes again when next asked: something was recorded.
+note_forget() {
+	unset KBRANCH_NOTE_LINES KBRANCH_NOTE_INDEXED
+}
+
+# The notes' lines as two lookups, made once per read of the notes (in
+# this shell: call it before any subshell asks): the verdicts recorded
+# under each key (tree, variant, tests, tools, chain), and the commits that
+# carry a line of a key and verdict.  A warm re-run asks both at every
+# point; lookups cost no process.
+note_index() {
+	[ -z "${KBRANCH_NOTE_INDEXED:-}" ] || return 0
+	declare -gA KBRANCH_NOTE_VERDICTS=() KBRANCH_NOTE_ON=()
+	local object tag tree variant tests tools verdict chain rest key
+	while read -r object tag tree variant tests tools verdict chain rest; do
+		[ "$tag" = kbranch-verify ] || continue
+		[[ "$chain" == chain=* ]] || chain=
+		key="$tree $variant $tests $tools $chain"
+		KBRANCH_NOTE_VERDICTS[$key]+=" ${verdict#verdict=} "
+		KBRANCH_NOTE_ON[$object $key ${verdict#verdict=}]=1
+	done < <(note_lines)
+	KBRANCH_NOTE_INDEXED=1
+}
+
+# The index's key of commit $1, variant $2, chain $3 (may be empty), in
+# NOTE_IKEY: set, not printed, so that no subshell is made for it.
+note_index_key() {
+	local tree=${KBRANCH_TREE_OF[$1]:-}
+	[ -n "$tree" ] || tree=$(note_tree "$1")
+	tests_version >/dev/null
+	toolchain >/dev/null
+	NOTE_IKEY="tree=$tree variant=$2 tests=$KBRANCH_TESTS_VERSION tools=$KBRANCH_TOOLCHAIN ${3:+chain=$3}"
+}
+
 # Has this tree already passed this variant with these tests and tools
-# (and, given a chain key $3, carried along the same chain)?
+# (and, given a chain key $3, carried along the same chain)?  A bad or
+# skipped verdict for the same key wins over any good one: the tree is
+# run again rather than called good.
 note_passed() {
-	local commit=$1 variant=$2 chain=${3:-} key lines
-	key=$(note_key "$commit" "$variant")
-	note_lines >/dev/null
-	lines=$(note_lines | grep -F "$key" || true)
-	[ -z "$chain" ] || lines=$(grep -F " chain=$chain " <<<"$lines" || true)
-	# A bad or skipped verdict for the same tree wins over any good one: the
-	# tree is run again rather than called good.
-	grep -qF "${key}good " <<<"$lines" && ! grep -qE "verdict=(bad|skip) " <<<"$lines"
+	local commit=$1 variant=$2 chain=${3:-} verdicts
+	note_index
+	note_index_key "$commit" "$variant" "$chain"
+	verdicts=${KBRANCH_NOTE_VERDICTS[$NOTE_IKEY]:-}
+	[[ "$verdicts" == *" good "* && "$verdicts" != *" bad "* && "$verdicts" != *" skip "* ]]
 }
 
 # A reused verdict is recorded on the commit being verified too, so that
 # the published notes cover the published commits.
 note_reuse() {
-	local commit=$1 variant=$2 chain=${3:-} key
-	key=$(note_key "$commit" "$variant")good
-	kgit notes --ref="$KBRANCH_NOTES" show "$commit" 2>/dev/null | grep -F "$key " |
-		grep -qF "${chain:+ chain=$chain }" && return 0
+	local commit=$1 variant=$2 chain=${3:-}
+	note_index
+	note_index_key "$commit" "$variant" "$chain"
+	[ -z "${KBRANCH_NOTE_ON[$commit $NOTE_IKEY good]:-}" ] || return 0
 	note_record "$commit" "$variant" good "${chain:+chain=$chain }reused=1"
 }
 
