@@ -32,6 +32,9 @@ KBRANCH_DEPS=(
 	gcc-arm-linux-gnueabihf:arm-linux-gnueabihf-gcc
 	python3-sphinx:sphinx-build
 	python3-sphinx-rtd-theme:/usr/lib/python3/dist-packages/sphinx_rtd_theme
+	# ktest.pl's patchcheck (kbranch bench ktest) runs diffstat after each
+	# commit's build; without it ktest.pl dies after the first build.
+	diffstat:diffstat
 )
 
 dep_present() {
