@@ -139,8 +139,7 @@ note_index() {
 # The index's key of commit $1, variant $2, chain $3 (may be empty), in
 # NOTE_IKEY: set, not printed, so that no subshell is made for it.
 note_index_key() {
-	local tree=${KBRANCH_TREE_OF[$1]:-}
-	[ -n "$tree" ] || tree=$(note_tree "$1")
+	local tree=${KBRANCH_TREE_OF[$1]:-$(kgit rev-parse "$1^{tree}")}
 	tests_version >/dev/null
 	toolchain >/dev/null
 	NOTE_IKEY="tree=$tree variant=$2 tests=$KBRANCH_TESTS_VERSION tools=$KBRANCH_TOOLCHAIN ${3:+chain=$3}"
