@@ -122,6 +122,19 @@ wait_bg() {
 	[ "$(ktree symbolic-ref --short HEAD)" = ext4-rename ]
 }
 
+# What a SIGKILL leaves while an import puts the fixture on a new version
+# in its scratch worktree: the directory, and git's entry for it, locked
+# while git checks it out.  Made by hand, as above.
+@test "a killed import's scratch worktree is dropped by the next import, entry and directory" {
+	local wt=$KBRANCH_WORK/linux.import.4242/base-wt
+	ktree worktree add -q --lock --no-checkout --detach "$wt" ext4dev-base
+	run "$KBRANCH" import
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ ! -e "$KBRANCH_WORK/linux.import.4242" ]
+	! ktree worktree list --porcelain | grep -F "$KBRANCH_WORK/linux.import."
+}
+
 # HEAD on branch kill-park, a commit of its own with the base's tree: a
 # run that moves HEAD to the base and back changes no file, so each test
 # rebuilds only what it means to (a checkout of the tip in between would
