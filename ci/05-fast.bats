@@ -410,3 +410,11 @@ readme_refs() {
 	note_record "$one" carried-minimal skip 'chain=aaaa kconfig=lost'
 	! note_passed "$two" carried-minimal aaaa || false
 }
+
+@test "verify with a variant registry it cannot read is one line, before any tree is touched" {
+	local copy
+	copy=$(repo_copy)
+	rm "$copy/bisect-tests/configs/variants"
+	KBRANCH_WORK=$BATS_TEST_TMPDIR/work must_fail_with_one_line "$copy/branch-scripts/kbranch" verify
+	[[ "$stderr" == *"verify: no variants: 'bisect-tests/run --list-variants' cannot read"* ]]
+}

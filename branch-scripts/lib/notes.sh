@@ -12,9 +12,9 @@ KBRANCH_NOTES=refs/notes/kbranch
 # The variant registry, bisect-tests/configs/variants, through bisect-tests'
 # own interface: "name kind reference" lines, in table order.  Asked once:
 # a warm re-run looks variants up at every point.
-KBRANCH_REGISTRY=$("$KBRANCH_REPO/bisect-tests/run" --list-variants) || KBRANCH_REGISTRY=
+KBRANCH_REGISTRY=$("$KBRANCH_REPO/bisect-tests/run" --list-variants 2>/dev/null) || KBRANCH_REGISTRY=
 variant_registry() {
-	printf '%s\n' "$KBRANCH_REGISTRY"
+	[ -z "$KBRANCH_REGISTRY" ] || printf '%s\n' "$KBRANCH_REGISTRY"
 }
 
 # What kbranch verify runs and records, in table order: every variant.
