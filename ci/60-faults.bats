@@ -132,7 +132,7 @@ wait_bg() {
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ ! -e "$KBRANCH_WORK/linux.import.4242" ]
-	! ktree worktree list --porcelain | grep -F "$KBRANCH_WORK/linux.import."
+	[ -z "$(ktree worktree list --porcelain | grep -F "$KBRANCH_WORK/linux.import." || true)" ]
 }
 
 # HEAD on branch kill-park, a commit of its own with the base's tree: a
