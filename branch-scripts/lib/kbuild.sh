@@ -28,7 +28,8 @@ kbuild_dir() {
 }
 
 # ccache's depend mode, as bisect-tests uses it (bisect-tests/lib/build.sh
-# says why): a miss costs the compile alone.  A user's own setting wins.
+# says why): a miss costs the compile alone.  A CCACHE_DEPEND in the
+# environment wins (and outranks a depend_mode in ccache.conf).
 ccache_depend_mode() {
 	export CCACHE_DEPEND=${CCACHE_DEPEND:-1}
 }
