@@ -14,6 +14,8 @@ setup() {
 	source "$BT/lib/common.sh"
 	# shellcheck source=bisect-tests/lib/expect.sh
 	source "$BT/lib/expect.sh"
+	# shellcheck source=bisect-tests/lib/setup.sh
+	source "$BT/lib/setup.sh"
 	# shellcheck source=bisect-tests/lib/build.sh
 	source "$BT/lib/build.sh"
 	# shellcheck source=bisect-tests/lib/qemu.sh
@@ -77,7 +79,7 @@ declare_base() {
 @test "build failure only in a file the series does not change is a skip, with its reason" {
 	run build_failure_is_ours "$CANNED/build-error-elsewhere.log"
 	[ "$status" -eq 1 ]
-	[ -z "$(build_setup_problem "$CANNED/build-error-elsewhere.log")" ]
+	[ -z "$(setup_problem "$CANNED/build-error-elsewhere.log")" ]
 }
 
 @test "a build failure that names no file is bad" {
@@ -85,11 +87,11 @@ declare_base() {
 }
 
 @test "setup problems in a build log are named: full disk, OOM-killed compiler, missing tool, missing library" {
-	[[ "$(build_setup_problem "$CANNED/build-disk-full.log")" == "the disk is full"* ]]
-	[[ "$(build_setup_problem "$CANNED/build-oom.log")" == "the compiler was killed"* ]]
-	[[ "$(build_setup_problem "$CANNED/build-no-flex.log")" == "a build tool is missing"* ]]
-	[[ "$(build_setup_problem "$CANNED/build-no-libelf.log")" == "a build library is missing"* ]]
-	[ -z "$(build_setup_problem "$CANNED/build-error-ext4-super.log")" ]
+	[[ "$(setup_problem "$CANNED/build-disk-full.log")" == "the disk is full"* ]]
+	[[ "$(setup_problem "$CANNED/build-oom.log")" == "a tool was killed"* ]]
+	[[ "$(setup_problem "$CANNED/build-no-flex.log")" == "a tool is missing"* ]]
+	[[ "$(setup_problem "$CANNED/build-no-libelf.log")" == "a build library is missing"* ]]
+	[ -z "$(setup_problem "$CANNED/build-error-ext4-super.log")" ]
 }
 
 @test "a console that reaches the guest's end marker is no boot failure" {

@@ -125,15 +125,18 @@ build_error_paths() {
 	} | sed "s|^$KTREE_DIR/||; s|^\\./||" | sort -u
 }
 
-# The files the series changes, from the series itself: every commit in
-# HEAD's history whose subject bisect-tests/expectations declares, except
-# the fixture (which is not part of the series).  Cached for the run.
+# The files the series changes, from the series itself: every commit from
+# the fixture to the end of the range (build_series_end) whose subject
+# bisect-tests/expectations declares, except the fixture (which is not part
+# of the series).  The whole range, not HEAD's history: at patch 1 an error
+# in a file that patch 3 changes is still the series' to answer for.
+# Cached for the run.
 build_series_files() {
 	local table=$BT_DIR/expectations subjects line hash subject
 	if [ -z "${BT_SERIES_FILES+set}" ]; then
 		BT_SERIES_FILES=''
 		subjects=$(sed -n 's/^\([^#].*\) | .*/\1/p' "$table" | grep -v '^fixture:' || true)
-		line=$(git log --format='%H %s' -n 500 HEAD) || return 1
+		line=$(git log --format='%H %s' -n 500 "$(build_series_end)") || return 1
 		while read -r hash subject; do
 			grep -qxF -- "$subject" <<<"$subjects" || continue
 			BT_SERIES_FILES+=$(git diff-tree --no-commit-id --name-only -r "$hash")$'\n'
@@ -143,40 +146,75 @@ build_series_files() {
 	printf '%s\n' "$BT_SERIES_FILES" | grep . || true
 }
 
+# The end of the range under test: the bad end of a bisect that runs, else
+# the series' branch (KBRANCH_BRANCH, default ext4-rename) when it holds
+# HEAD, else HEAD.
+build_series_end() {
+	local end
+	for end in refs/bisect/bad "refs/heads/${KBRANCH_BRANCH:-ext4-rename}"; do
+		git rev-parse -q --verify "$end^{commit}" >/dev/null || continue
+		if git merge-base --is-ancestor HEAD "$end"; then
+			printf '%s\n' "$end"
+			return 0
+		fi
+	done
+	echo HEAD
+}
+
+# The directories the series owns: those of the C files it changes (an
+# error in inode.c can come from a changed acl.h), and those whose Kconfig
+# or Makefile it changes (what it configures, it builds).
+build_series_dirs() {
+	grep -E '\.[ch]$|(^|/)(Kconfig|Makefile)$' <<<"$1" | xargs -r -n1 dirname | sort -u
+}
+
+# Is the path $1 (from an error) one of the series' files $2 or in one of
+# its directories $3?
+build_path_is_series() {
+	local path=${1%.o} series=$2 dirs=$3
+	[[ "$path" != "${path%.*}" || "$path" == */Makefile || "$path" == */Kconfig || "$path" == Makefile ]] ||
+		path=$path.c
+	grep -qxF -- "$path" <<<"$series" || grep -qxF -- "$(dirname "$path")" <<<"$dirs"
+}
+
+# The symbols a link or modpost error names (undefined, or defined twice).
+build_link_symbols() {
+	{
+		grep -oE "(undefined reference to|multiple definition of) \`[^']+'" "$1" | sed -E "s/.*\`([^']+)'/\1/" || true
+		grep -oE 'modpost: "[^"]+" \[[^]]+\] undefined' "$1" | sed -E 's/modpost: "([^"]+)".*/\1/' || true
+		grep -oE 'undefined symbol: [A-Za-z0-9_.]+' "$1" | sed 's/undefined symbol: //' || true
+	} | sort -u
+}
+
+# A link error is the series' when a symbol it names is defined or used in
+# a file the series changes, wherever the linker reports it (vmlinux.o, for
+# IBT, LTO and modpost).
+build_link_is_series() {
+	local log=$1 series=$2 sym files=()
+	mapfile -t files < <(grep -E '\.[chS]$' <<<"$series" || true)
+	[ "${#files[@]}" -gt 0 ] || return 1
+	while IFS= read -r sym; do
+		[ -n "$sym" ] || continue
+		git grep -qw -e "$sym" -- "${files[@]}" && return 0
+	done < <(build_link_symbols "$log")
+	return 1
+}
+
 # A failure the series could have caused is bad; one located only in files
-# the series does not touch makes the commit untestable (skip).  A file is
-# the series' when the series changes it, or when it sits beside C sources
-# the series changes (an error in inode.c can come from a changed acl.h).
-# A link error is blamed on the object's source.  With no series commit in
-# HEAD's history nothing can be placed outside it: bad.
+# the series does not touch makes the commit untestable (skip).  A link
+# error is blamed on the object's source, or, reported against vmlinux.o,
+# on the symbols it names.  A failure that names no file, or any failure
+# with no series commit in the range, is bad: nothing places it outside.
 build_failure_is_ours() {
-	local path series dirs ours=0 located=0
+	local log=$1 path series dirs located=0
 	series=$(build_series_files)
 	[ -n "$series" ] || return 0
-	dirs=$(grep -E '\.[ch]$' <<<"$series" | xargs -r -n1 dirname | sort -u)
+	dirs=$(build_series_dirs "$series")
 	while IFS= read -r path; do
 		[ -n "$path" ] || continue
 		located=1
-		path=${path%.o}
-		[ "$path" = "${path%.*}" ] && [[ "$path" != */Makefile && "$path" != */Kconfig && "$path" != Makefile ]] && path=$path.c
-		if grep -qxF -- "$path" <<<"$series" || grep -qxF -- "$(dirname "$path")" <<<"$dirs"; then
-			ours=1
-		fi
-	done < <(build_error_paths "$1")
-	[ "$ours" = 1 ] || [ "$located" = 0 ]
-}
-
-# A build that failed for the machine, not the commit: the reason, or
-# nothing.  These are setup problems (128), never a verdict.
-build_setup_problem() {
-	local log=$1
-	if grep -qE 'No space left on device' "$log"; then
-		echo "the disk is full (No space left on device)"
-	elif grep -qE 'Killed signal terminated program|cc1: out of memory|virtual memory exhausted' "$log"; then
-		echo "the compiler was killed (out of memory?): $(grep -m1 -E 'Killed signal|out of memory|memory exhausted' "$log")"
-	elif grep -qE '(flex|bison|bc|gcc|cc|perl|openssl): (command )?not found|No such file or directory.*(flex|bison|bc)$' "$log"; then
-		echo "a build tool is missing: $(grep -m1 -E 'not found|No such file' "$log")"
-	elif grep -qE 'gelf\.h: No such file|libelf\.h: No such file|openssl/[a-z]+\.h: No such file' "$log"; then
-		echo "a build library is missing: $(grep -m1 -E '\.h: No such file' "$log")"
-	fi
+		! build_path_is_series "$path" "$series" "$dirs" || return 0
+	done < <(build_error_paths "$log")
+	! build_link_is_series "$log" "$series" || return 0
+	[ "$located" = 0 ] && [ -z "$(build_link_symbols "$log")" ]
 }

@@ -106,7 +106,9 @@ rootboot_run() {
 	compat=$(sed -n 's/^compat=//p' "$rdir/expect")
 	rm -rf "$rdir/rootfs"
 	for kind in "${BT_ROOT_KINDS[@]}"; do
-		rootboot_image "$rdir" "$kind" || { say "$v: mke2fs of the $kind root failed, see $rdir/images.log"; return 1; }
+		# The host's mke2fs, the same at every commit: never the commit's failure.
+		rootboot_image "$rdir" "$kind" ||
+			die_setup "$v: mke2fs of the $kind root failed for this machine, not the commit: $(setup_problem "$rdir/images.log") (log: $rdir/images.log)"
 		rc=0
 		qemu_boot_root "$v" "$rdir/root-$kind.img" "$rdir/root-$kind.console" || rc=$?
 		why=$(qemu_failure "$rc" "$rdir/root-$kind.console")

@@ -1,0 +1,29 @@
+# shellcheck shell=bash
+# Failures of the machine, not of the commit: every stage's log is read
+# here before its failure becomes a verdict.  What this finds is a setup
+# problem (128, git bisect run stops), never bad nor skip: a missing flex
+# makes "make allnoconfig" fail at any commit, and a full disk makes any
+# stage fail.
+
+# The reason the log $1 shows a host problem, or nothing.
+setup_problem() {
+	local log=$1
+	[ -f "$log" ] || return 0
+	if grep -qE 'No space left on device|Disk quota exceeded' "$log"; then
+		echo "the disk is full: $(grep -m1 -E 'No space left|quota exceeded' "$log")"
+	elif grep -qE 'Killed signal terminated program|cc1: out of memory|virtual memory exhausted|terminated with signal 9|Cannot allocate memory' "$log"; then
+		echo "a tool was killed (out of memory?): $(grep -m1 -E 'Killed signal|out of memory|memory exhausted|signal 9|Cannot allocate' "$log")"
+	elif grep -qE '(^|[ /:])(flex|bison|bc|gcc|cc|ld|perl|openssl|cpio|mke2fs|debugfs|depmod|gen_init_cpio|busybox): (command )?not found|No such file or directory.*(flex|bison|bc)$' "$log"; then
+		echo "a tool is missing: $(grep -m1 -E 'not found|No such file' "$log")"
+	elif grep -qE 'gelf\.h: No such file|libelf\.h: No such file|openssl/[a-z]+\.h: No such file' "$log"; then
+		echo "a build library is missing: $(grep -m1 -E '\.h: No such file' "$log")"
+	fi
+}
+
+# After stage $2 of variant $1 failed: stop with 128 when log $3 shows a
+# host problem; return otherwise, for the stage to give its verdict.
+setup_check() {
+	local variant=$1 stage=$2 log=$3 why
+	why=$(setup_problem "$log")
+	[ -z "$why" ] || die_setup "$variant: $stage failed for this machine, not the commit: $why (log: $log)"
+}

@@ -1,0 +1,169 @@
+#!/usr/bin/env bats
+# shellcheck disable=SC2154,SC2034,SC2317 # $status, $output, $stderr: set by bats' run; globals read by the sourced run; stages replaced by canned ones
+# The fast tier, part two: whose failure is it, and the exit code each
+# answer gives git bisect run.  bisect-tests/run is sourced and its stages
+# are driven on canned logs (ci/canned/), so a broken wire between a
+# stage's finding and the exit code (a setup problem that does not exit
+# 128, a skip that turns bad, a good that is not 0) fails here, in seconds.
+# ci/25-failures.bats runs real failures through real builds.
+
+load helpers
+
+CANNED=$BATS_TEST_DIRNAME/canned
+
+setup() {
+	# shellcheck source=bisect-tests/run disable=SC1091
+	source "$REPO/bisect-tests/run"
+	export KBRANCH_WORK=$BATS_TEST_TMPDIR/work
+	mkdir -p "$KBRANCH_WORK/build"
+	BT_CC=gcc BT_HOSTCC=gcc
+	KTREE_DIR=/root/.cache/kbranch/linux
+	eval "real_$(declare -f stage_boot)"
+}
+
+# A git tree with the series' shape: the fixture, then one commit per
+# patch of series.txt with its subject, changing the files the patch
+# changes (their contents are the file names; the fixture's super.c names
+# the symbol the canned link error is about).  Branch ext4-rename at its tip.
+series_shaped_tree() {
+	local tree=$BATS_TEST_TMPDIR/tree patch subject f
+	git init -q "$tree"
+	cd "$tree" || return 1
+	git config user.name ci
+	git config user.email ci@localhost
+	mkdir -p fs/ext4
+	echo 'int x = ext4_register_sysfs_compat();' >fs/ext4/super.c
+	git add fs
+	git commit -q -m 'fixture: recreate the ext4dev-era ext4 on the packaged tree'
+	while read -r patch; do
+		subject=$(sed -n 's/^Subject: \[PATCH[^]]*\] //p' "$REPO/patches/$patch")
+		while read -r f; do
+			mkdir -p "$(dirname "$f")"
+			echo "$f $subject" >>"$f"
+		done < <(sed -n 's|^diff --git a/\([^ ]*\) b/.*|\1|p' "$REPO/patches/$patch")
+		git add -A
+		git commit -q -m "$subject"
+	done < <(grep -v '^#' "$REPO/series.txt" | grep .)
+	git branch -q ext4-rename
+	unset BT_SERIES_FILES
+}
+
+at_patch() {
+	git checkout -q --detach "ext4-rename~$((4 - $1))"
+}
+
+@test "at patch 1, errors in fs/ext4 and in mdp.c are the series' (the range owns them): bad, not skip" {
+	series_shaped_tree
+	at_patch 1
+	[ -z "$(git diff --name-only HEAD~1 HEAD -- '*.c')" ]
+	build_failure_is_ours "$CANNED/build-error-ext4-super.log"
+	build_failure_is_ours "$CANNED/build-error-ext4-inode.log"
+	build_failure_is_ours "$CANNED/build-error-mdp.log"
+	build_failure_is_ours "$CANNED/build-link-error-ext4.log"
+	build_failure_is_ours "$CANNED/build-link-error-vmlinux.log"
+}
+
+@test "at patch 1 of a tree without the rest of the range, mdp.c is not the series': skip" {
+	series_shaped_tree
+	at_patch 1
+	git branch -q -D ext4-rename
+	run build_failure_is_ours "$CANNED/build-error-mdp.log"
+	[ "$status" -eq 1 ]
+}
+
+@test "a link error against vmlinux.o is the series' when its symbol is in the series' files, else a skip" {
+	series_shaped_tree
+	at_patch 1
+	build_failure_is_ours "$CANNED/build-link-error-vmlinux.log"
+	run build_failure_is_ours "$CANNED/build-link-error-vmlinux-elsewhere.log"
+	[ "$status" -eq 1 ]
+	[ "$(build_link_symbols "$CANNED/build-link-error-vmlinux.log")" = ext4_register_sysfs_compat ]
+}
+
+# --- The stages wired to the exit code, on canned logs ----------------------
+
+# The config and build stages give the canned logs $1 (config) and $2
+# (build; "-" for a build that passes); boot and checks pass.
+canned_stages() {
+	CANNED_CONFIG=$1 CANNED_BUILD=$2
+	build_seed() { :; }
+	config_generate() {
+		[ "$CANNED_CONFIG" = - ] || { cp "$CANNED_CONFIG" "$(run_dir "$1")/config.log"; return 2; }
+	}
+	config_check() { :; }
+	build_kernel() {
+		[ "$CANNED_BUILD" = - ] || { cp "$CANNED_BUILD" "$(run_dir "$1")/build.log"; return 2; }
+	}
+	stage_boot() { BOOT=ok; }
+	stage_checks() { CHECKS=ok; }
+}
+
+@test "run: a build failing outside the series is skip (125), with its reason and first error" {
+	series_shaped_tree
+	at_patch 2
+	canned_stages - "$CANNED/build-error-elsewhere.log"
+	run --separate-stderr run_variant builtin
+	[ "$status" -eq 125 ]
+	[[ "$output" == *"RESULT variant=builtin build=skip "*" verdict=skip" ]]
+	[[ "$stderr" == *"skip: every error is in a file the series does not change; first error: "*"error:"* ]]
+}
+
+@test "run: a build failing in the series' files is bad (1)" {
+	series_shaped_tree
+	at_patch 1
+	canned_stages - "$CANNED/build-error-ext4-super.log"
+	run --separate-stderr run_variant builtin
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"build=fail "*" verdict=bad" ]]
+}
+
+@test "run: flex missing at the config stage is a setup problem (128), one line, no verdict" {
+	canned_stages "$CANNED/build-no-flex.log" -
+	run --separate-stderr run_variant builtin
+	[ "$status" -eq 128 ]
+	[ -z "$output" ]
+	[[ "$stderr" == *"builtin: kernel config failed for this machine, not the commit: a tool is missing: "*"flex: not found"* ]]
+}
+
+@test "run: a full disk during the build is a setup problem (128)" {
+	canned_stages - "$CANNED/build-disk-full.log"
+	run --separate-stderr run_variant builtin
+	[ "$status" -eq 128 ]
+	[[ "$stderr" == *"build failed for this machine, not the commit: the disk is full"* ]]
+}
+
+@test "run: images that cannot be made are a setup problem (128), not a bad commit" {
+	canned_stages - -
+	stage_boot() { real_stage_boot "$@"; }
+	initramfs_build() { :; }
+	images_make() { echo 'mke2fs: No space left on device while writing out and closing file system' >"$1/images.log"; return 1; }
+	run --separate-stderr run_variant builtin
+	[ "$status" -eq 128 ]
+	[[ "$stderr" == *"making the images failed for this machine, not the commit: the disk is full"* ]]
+}
+
+@test "run: every stage passing is good (0)" {
+	canned_stages - -
+	run --separate-stderr run_variant builtin
+	[ "$status" -eq 0 ]
+	[[ "$output" == "RESULT variant=builtin build=ok boot=ok checks=ok "*" verdict=good" ]]
+}
+
+@test "run: a setup problem exits 128 with one line, before any stage" {
+	must_fail_with_one_line "$REPO/bisect-tests/run" --variant no-such-variant
+	[ "$status" -eq 128 ]
+	cd "$BATS_TEST_TMPDIR"
+	must_fail_with_one_line "$REPO/bisect-tests/run"
+	[ "$status" -eq 128 ]
+}
+
+@test "verdicts combine: bad wins over skip and good, in any order; skip over good" {
+	run verdict_combine 1 125
+	[ "$status" -eq 1 ]
+	run verdict_combine 125 1 0
+	[ "$status" -eq 1 ]
+	run verdict_combine 0 125
+	[ "$status" -eq 125 ]
+	run verdict_combine 0 0
+	[ "$status" -eq 0 ]
+}
