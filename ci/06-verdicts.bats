@@ -167,3 +167,96 @@ canned_stages() {
 	run verdict_combine 0 0
 	[ "$status" -eq 0 ]
 }
+
+# --- Boots that fail for the machine, and failures confirmed --------------
+
+@test "a boot that fails for the machine is named: QEMU not started, nothing printed, killed before its timeout" {
+	[[ "$(qemu_machine_fault 1 "$CANNED/console-kvm-unavailable.log" 0)" == "QEMU did not start: "*kvm* ]]
+	: >"$BATS_TEST_TMPDIR/empty.log"
+	[[ "$(qemu_machine_fault 124 "$BATS_TEST_TMPDIR/empty.log" 120)" == "QEMU printed nothing in 120s"* ]]
+	[[ "$(qemu_machine_fault 137 "$CANNED/console-hang.log" 30)" == "QEMU was killed after 30s"* ]]
+	[ -z "$(qemu_machine_fault 124 "$CANNED/console-hang.log" 120)" ]
+	[ -z "$(qemu_machine_fault 0 "$CANNED/console-good.log" 9)" ]
+	[ -z "$(qemu_machine_fault 0 "$CANNED/console-panic.log" 9)" ]
+}
+
+# A boot command for qemu_retrying: attempt n writes canned console $n.
+canned_boots() {
+	local console=$1
+	shift
+	CANNED_CONSOLES=("$@")
+	canned_boot() {
+		cp "${CANNED_CONSOLES[$((BT_BOOT_ATTEMPT - 1))]}" "$console"
+		[ "${CANNED_CONSOLES[$((BT_BOOT_ATTEMPT - 1))]}" = "$CANNED/console-good.log" ]
+	}
+}
+
+@test "a boot that fails for the machine is tried again, and one that then boots counts" {
+	local console=$BATS_TEST_TMPDIR/console.log
+	canned_boots "$console" "$CANNED/console-kvm-unavailable.log" "$CANNED/console-kvm-unavailable.log" "$CANNED/console-good.log"
+	run --separate-stderr qemu_retrying "$console" canned_boot
+	[ "$status" -eq 0 ]
+	[ "$(grep -c 'failed for the machine, not the kernel: QEMU did not start' <<<"$stderr")" -eq 2 ]
+	[ -f "$console.machine-fault.2" ]
+	cmp -s "$console" "$CANNED/console-good.log"
+}
+
+@test "a machine that fails every attempt is a setup problem (128), never a verdict" {
+	local console=$BATS_TEST_TMPDIR/console.log k
+	canned_boots "$console" "$CANNED/console-kvm-unavailable.log" "$CANNED/console-kvm-unavailable.log" \
+		"$CANNED/console-kvm-unavailable.log" "$CANNED/console-kvm-unavailable.log"
+	run --separate-stderr qemu_retrying "$console" canned_boot
+	[ "$status" -eq 128 ]
+	[[ "$stderr" == *"bisect-tests: QEMU failed 4 times for the machine, not the kernel: QEMU did not start"* ]]
+	for k in 1 2 3 4; do
+		[ -f "$console.machine-fault.$k" ]
+	done
+}
+
+@test "a kernel that panics is not retried: its exit code goes to the verdict" {
+	local console=$BATS_TEST_TMPDIR/console.log
+	canned_boots "$console" "$CANNED/console-panic.log" "$CANNED/console-good.log"
+	run --separate-stderr qemu_retrying "$console" canned_boot
+	[ "$status" -eq 1 ]
+	[ -z "$stderr" ]
+	cmp -s "$console" "$CANNED/console-panic.log"
+}
+
+# Boot and checks give the results $@ in turn (ok or fail each).
+canned_attempts() {
+	printf '%s\n' "$@" >"$BATS_TEST_TMPDIR/attempts"
+	stage_boot() { BOOT=ok; echo "$(run_dir "$1")" >"$(run_dir "$1")/console.log"; }
+	stage_checks() {
+		CHECKS=$(head -n 1 "$BATS_TEST_TMPDIR/attempts")
+		sed -i 1d "$BATS_TEST_TMPDIR/attempts"
+	}
+}
+
+@test "a failing check is confirmed by a second boot: fail, fail is bad (1)" {
+	canned_stages - -
+	canned_attempts fail fail
+	run --separate-stderr run_variant builtin
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"checks=fail "*"verdict=bad" ]]
+	[[ "$stderr" == *"booting again to confirm"* ]]
+	[ -f "$KBRANCH_WORK/runs/builtin/first-attempt/console.log" ]
+}
+
+@test "fail, then pass is flaky: skip (125), with both attempts' logs" {
+	canned_stages - -
+	canned_attempts fail ok
+	run --separate-stderr run_variant builtin
+	[ "$status" -eq 125 ]
+	[[ "$output" == *"checks=flaky "*"verdict=flaky" ]]
+	[[ "$stderr" == *"flaky: failed, then passed on a second boot; the logs of both: $KBRANCH_WORK/runs/builtin/first-attempt and $KBRANCH_WORK/runs/builtin"* ]]
+	[ -f "$KBRANCH_WORK/runs/builtin/first-attempt/console.log" ]
+	[ -f "$KBRANCH_WORK/runs/builtin/console.log" ]
+}
+
+@test "a check that passes at once boots once" {
+	canned_stages - -
+	canned_attempts ok fail
+	run --separate-stderr run_variant builtin
+	[ "$status" -eq 0 ]
+	[ ! -e "$KBRANCH_WORK/runs/builtin/first-attempt" ]
+}

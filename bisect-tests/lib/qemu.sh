@@ -3,6 +3,16 @@
 
 BT_GUEST_END='# ext4-checks: end status='
 
+# A boot that fails for the machine, not the kernel, is tried again, up to
+# this many times in all: with 10 % of boots failing that way (the fault
+# injection below), four in a row is one boot in 10,000, so a whole verify
+# run (about 100 boots) dies of it about once in a hundred.
+BT_BOOT_ATTEMPTS=4
+
+qemu_timeout() {
+	printf '%s\n' "${KBRANCH_BOOT_TIMEOUT:-120}"
+}
+
 qemu_accel() {
 	if [ "${KBRANCH_KVM:-0}" = 1 ]; then
 		printf '%s\n' -accel kvm -cpu host
@@ -20,13 +30,19 @@ qemu_drives() {
 }
 
 qemu_boot() {
-	local variant=$1 rdir accel drives
+	local variant=$1 rdir
 	rdir=$(run_dir "$variant")
+	qemu_retrying "$rdir/console.log" qemu_boot_once "$variant" "$rdir"
+}
+
+qemu_boot_once() {
+	local variant=$1 rdir=$2 accel drives qemu
 	mapfile -t accel < <(qemu_accel)
 	mapfile -t drives < <(qemu_drives "$rdir")
+	mapfile -t qemu < <(qemu_command)
 	# --foreground keeps timeout and QEMU in our process group, so killing
 	# the run kills them too; 8>&- keeps the build lock out of QEMU's hands.
-	timeout --foreground -k 5 "${KBRANCH_BOOT_TIMEOUT:-120}" qemu-system-x86_64 "${accel[@]}" \
+	timeout --foreground -k 5 "$(qemu_timeout)" "${qemu[@]}" "${accel[@]}" \
 		-m 256 -nographic -no-reboot -nic none \
 		-kernel "$(build_dir "$variant")/arch/x86/boot/bzImage" \
 		-initrd "$rdir/initramfs.cpio" \
@@ -38,14 +54,80 @@ qemu_boot() {
 # A boot with @img as the root disk and no initramfs: the kernel probes
 # the root's type itself and runs the guest as /sbin/init --root-probe.
 qemu_boot_root() {
-	local variant=$1 img=$2 console=$3 accel
+	qemu_retrying "$3" qemu_boot_root_once "$@"
+}
+
+qemu_boot_root_once() {
+	local variant=$1 img=$2 console=$3 accel qemu
 	mapfile -t accel < <(qemu_accel)
-	timeout --foreground -k 5 "${KBRANCH_BOOT_TIMEOUT:-120}" qemu-system-x86_64 "${accel[@]}" \
+	mapfile -t qemu < <(qemu_command)
+	timeout --foreground -k 5 "$(qemu_timeout)" "${qemu[@]}" "${accel[@]}" \
 		-m 256 -nographic -no-reboot -nic none \
 		-kernel "$(build_dir "$variant")/arch/x86/boot/bzImage" \
 		-append 'console=ttyS0 panic=-1 root=/dev/vda ro -- --root-probe' \
 		-drive "file=$img,if=virtio,format=raw" \
 		</dev/null >"$console" 2>&1 8>&-
+}
+
+# QEMU, or, for the tests of the retries only, a fault in its place
+# (qemu_injected_fault): a QEMU that cannot start, or one that prints
+# nothing until its timeout.
+qemu_command() {
+	case $(qemu_injected_fault) in
+	start) printf '%s\n' sh -c 'echo "qemu-system-x86_64: injected fault (KBRANCH_FAULT_QEMU): cannot start" >&2; exit 1' sh ;;
+	hang) printf '%s\n' sh -c 'exec sleep 100000' sh ;;
+	*) echo qemu-system-x86_64 ;;
+	esac
+}
+
+# KBRANCH_FAULT_QEMU=N: about N % of boot attempts fail the way a broken
+# machine does, half of them at the start, half as a hang; "first": every
+# boot's first attempt fails at the start.  Unset, none.
+qemu_injected_fault() {
+	local rate=${KBRANCH_FAULT_QEMU:-0}
+	if [ "$rate" = first ]; then
+		[ "${BT_BOOT_ATTEMPT:-1}" != 1 ] || echo start
+	elif [ $((RANDOM % 100)) -lt "$rate" ]; then
+		if [ $((RANDOM % 2)) = 0 ]; then echo start; else echo hang; fi
+	fi
+}
+
+# Run boot command $2... whose console is $1, again while the machine
+# fails it; the last attempt's exit code.  Every attempt failing that way
+# is a setup problem (128): no verdict on the commit.
+qemu_retrying() {
+	local console=$1 attempt start rc why=''
+	shift
+	[[ "${KBRANCH_FAULT_QEMU:-0}" =~ ^([0-9]+|first)$ ]] ||
+		die_setup "KBRANCH_FAULT_QEMU must be a percentage or 'first', not '$KBRANCH_FAULT_QEMU'"
+	for ((attempt = 1; attempt <= BT_BOOT_ATTEMPTS; attempt++)); do
+		BT_BOOT_ATTEMPT=$attempt
+		start=$SECONDS
+		rc=0
+		"$@" || rc=$?
+		why=$(qemu_machine_fault "$rc" "$console" "$((SECONDS - start))")
+		[ -n "$why" ] || return "$rc"
+		cp "$console" "$console.machine-fault.$attempt"
+		say "boot attempt $attempt of $BT_BOOT_ATTEMPTS failed for the machine, not the kernel: $why (console: $console.machine-fault.$attempt)"
+	done
+	die_setup "QEMU failed $BT_BOOT_ATTEMPTS times for the machine, not the kernel: $why (console: $console)"
+}
+
+# Why a boot failed for the machine, or nothing: QEMU that did not start
+# the guest (qemu_setup_problem), a console with nothing at all (not even
+# the firmware's banner: whatever a commit breaks, SeaBIOS prints first),
+# or QEMU killed (SIGKILL, 137) before its timeout, which the OOM killer
+# does.
+qemu_machine_fault() {
+	local rc=$1 console=$2 seconds=$3 why
+	why=$(qemu_setup_problem "$console")
+	if [ -n "$why" ]; then
+		printf 'QEMU did not start: %s\n' "$why"
+	elif [ ! -s "$console" ]; then
+		printf 'QEMU printed nothing in %ss (exit %s)\n' "$seconds" "$rc"
+	elif [ "$rc" = 137 ] && [ "$seconds" -lt "$(qemu_timeout)" ]; then
+		printf 'QEMU was killed after %ss, before its timeout (out of memory?)\n' "$seconds"
+	fi
 }
 
 # Why a boot did not reach the end of the guest checks, or nothing if it did.
@@ -54,7 +136,7 @@ qemu_failure() {
 	if grep -qF "$BT_GUEST_END" "$console"; then
 		return 0
 	elif [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
-		printf 'hung: no exit within %ss\n' "${KBRANCH_BOOT_TIMEOUT:-120}"
+		printf 'hung: no exit within %ss\n' "$(qemu_timeout)"
 	elif grep -q 'Kernel panic' "$console"; then
 		printf 'kernel panic: %s\n' "$(grep -m1 'Kernel panic' "$console" | tr -d '\r')"
 	else
@@ -67,6 +149,7 @@ qemu_failure() {
 # or nothing.
 qemu_setup_problem() {
 	local console=$1
-	grep -q 'Linux version' "$console" && return 0
+	# The firmware's banner or the kernel's: QEMU did start the guest.
+	grep -qE 'Linux version|SeaBIOS' "$console" && return 0
 	grep -m1 -E '^qemu-system-x86_64: ' "$console" || true
 }

@@ -6,6 +6,7 @@ verdict_of() {
 	case "$build/$boot/$checks" in
 	*fail*) printf 'bad\n' ;;
 	skip/*) printf 'skip\n' ;;
+	ok/ok/flaky) printf 'flaky\n' ;;
 	ok/ok/ok) printf 'good\n' ;;
 	*) printf 'bad\n' ;;
 	esac
@@ -19,7 +20,7 @@ verdict_result() {
 		"$variant" "$build" "$boot" "$checks" "$seconds" "$verdict"
 	case $verdict in
 	good) return 0 ;;
-	skip) return 125 ;;
+	skip | flaky) return 125 ;;
 	*) return 1 ;;
 	esac
 }

@@ -1,0 +1,304 @@
+# shellcheck shell=bash
+# The Debian 12 guest image (issue 28): made on this machine by mmdebstrap
+# from the Debian 12 archives that the host's own apt sources name (no
+# mirror is written here), with the packages of debian/packages, their
+# dependencies and Debian's Essential set, at the versions the host's apt
+# lists offer.  Kept in $KBRANCH_WORK/debian/<suite>-<key>/:
+#
+#   root/       the root tree, for a per-commit copy and chroot
+#   root.ext4   the same tree as an ext4 image (mke2fs -d, no loop mount)
+#   manifest    "package version", every package installed (dpkg's status)
+#   key         what the key is made of
+#
+# The key hashes the package list, every version apt resolves for it and
+# the recipe (the functions below that shape the image, without their
+# comments).  Resolving reads the host's apt lists and downloads nothing,
+# so a cache hit works offline; the build pins those versions, so the
+# image is exactly what its key says.  Updating the host's lists
+# (apt-get update) brings a new key only when a version changed.
+#
+# A build goes into a temporary directory beside the cache and is renamed
+# into place at the end; a failed or interrupted one is removed whole and
+# is a setup error (128) with one line.  Needs common.sh.
+
+DEBIAN_SUITE=bookworm
+DEBIAN_LIST=$BT_DIR/debian/packages
+DEBIAN_LOG=$KBRANCH_WORK/logs/debian-image.log
+# Sparse: it costs what the tree holds, and leaves room for a kernel's
+# modules and initramfs.
+DEBIAN_IMAGE_SIZE=2G
+# Fixed, so the boot loader's root=UUID=... is known before the image is.
+DEBIAN_ROOT_UUID=6b3e0f3a-28a1-4c1e-9d2b-0e4d5e7a1c28
+# A machine id of its own: an empty one would make systemd treat every
+# boot as the first and prompt on the console (systemd-firstboot).
+DEBIAN_MACHINE_ID=4b6272616e63682d64656269616e3132
+
+debian_die() {
+	die_setup "debian image: $*"
+}
+
+debian_cache() {
+	printf '%s/debian\n' "$KBRANCH_WORK"
+}
+
+# The package names of the list, one a line: a line is a name, then
+# optionally a comment.
+debian_package_names() {
+	local name rest n=0
+	[ -r "$DEBIAN_LIST" ] || debian_die "cannot read the package list $DEBIAN_LIST"
+	while read -r name rest; do
+		n=$((n + 1))
+		[[ -z "$name" || "$name" == \#* ]] && continue
+		[[ -z "$rest" || "$rest" == \#* ]] ||
+			debian_die "$DEBIAN_LIST line $n: one package a line, then a comment"
+		printf '%s\n' "$name"
+	done <"$DEBIAN_LIST"
+}
+
+# The host's Debian 12 archives, as one-line sources: apt-get indextargets
+# reads the host's sources.list(.d) and the Release files apt fetched for
+# them, so only archives whose Release says Origin Debian and a bookworm
+# codename (bookworm, -updates, -security) are taken.
+debian_host_sources() {
+	# shellcheck disable=SC2016 # $(...) are apt's fields, not the shell's
+	apt-get indextargets --format '$(TARGET_OF) $(ORIGIN) $(CODENAME) $(TRUSTED) $(REPO_URI) $(RELEASE) $(COMPONENT)' \
+		'Identifier: Packages' |
+		awk -v suite="$DEBIAN_SUITE" '
+			$1 == "deb" && $2 == "Debian" && $4 == "yes" &&
+			($3 == suite || index($3, suite "-") == 1) {
+				key = $5 " " $6
+				if (!(key in comps)) order[n++] = key
+				if (index(" " comps[key] " ", " " $7 " ") == 0) comps[key] = comps[key] " " $7
+			}
+			END { for (i = 0; i < n; i++) print "deb " order[i] comps[order[i]] }'
+}
+
+# A private apt setup for resolving: the host's lists for the Debian
+# archives only, nothing installed, no host pinning, no Recommends (as
+# mmdebstrap installs).  Its cache is kept to spare the next run the
+# parsing.
+debian_apt_setup() {
+	DEBIAN_APT=$(debian_cache)/apt
+	mkdir -p "$DEBIAN_APT/empty" "$DEBIAN_APT/cache" 2>/dev/null ||
+		debian_die "cannot write in $(debian_cache)"
+	debian_host_sources >"$DEBIAN_APT/sources.list.new" ||
+		debian_die "cannot write in $(debian_cache)"
+	[ -s "$DEBIAN_APT/sources.list.new" ] ||
+		debian_die "the host's apt sources name no Debian $DEBIAN_SUITE archive with lists (apt-get update?)"
+	mv "$DEBIAN_APT/sources.list.new" "$DEBIAN_APT/sources.list"
+	: >"$DEBIAN_APT/status"
+}
+
+debian_apt() {
+	local arch
+	arch=$(dpkg --print-architecture)
+	apt-get -q -o Debug::NoLocking=1 -o APT::Architecture="$arch" -o APT::Architectures="$arch" \
+		-o Dir::Etc::sourcelist="$DEBIAN_APT/sources.list" -o Dir::Etc::sourceparts="$DEBIAN_APT/empty" \
+		-o Dir::Etc::preferences="$DEBIAN_APT/empty/none" -o Dir::Etc::preferencesparts="$DEBIAN_APT/empty" \
+		-o Dir::State::status="$DEBIAN_APT/status" -o Dir::Cache="$DEBIAN_APT/cache" \
+		-o APT::Install-Recommends=false "$@"
+}
+
+# "package version" for everything the image will hold, sorted: the
+# Essential set and the list, with their dependencies.  Not apt, which
+# libapt counts as essential: its daily timers would reach for the
+# network at boot, and the guest never installs anything.
+debian_resolve() {
+	local out
+	out=$(debian_apt -s install '?and(?essential,?not(?exact-name(apt)))' "$@" 2>&1) ||
+		debian_die "apt cannot install the package list: $(grep -m1 '^E: ' <<<"$out" || echo "$out" | tail -n 1)"
+	awk '$1 == "Inst" { sub(/^\(/, "", $3); print $2, $3 }' <<<"$out" | sort
+}
+
+# The key: what makes the image, the recipe with its comments left out.
+debian_key() {
+	local names=$1 resolved=$2
+	{
+		printf 'suite %s arch %s size %s uuid %s machine-id %s\n' "$DEBIAN_SUITE" \
+			"$(dpkg --print-architecture)" "$DEBIAN_IMAGE_SIZE" "$DEBIAN_ROOT_UUID" "$DEBIAN_MACHINE_ID"
+		printf 'list: %s\n' "$names"
+		printf '%s\n' "$resolved"
+		declare -f debian_resolve debian_mmdebstrap debian_customize debian_make_ext4
+		mmdebstrap --version 2>&1
+		mke2fs -V 2>&1
+	}
+}
+
+debian_image_path() {
+	local key=$1
+	printf '%s/%s-%s\n' "$(debian_cache)" "$DEBIAN_SUITE" "$(sha256sum <<<"$key" | cut -c1-16)"
+}
+
+# A directory is only ever renamed into place whole, with its manifest.
+debian_image_ready() {
+	[ -f "$1/manifest" ] && [ -f "$1/root.ext4" ] && [ -d "$1/root" ]
+}
+
+# --- the build ---------------------------------------------------------
+
+# Every pinned version, so mmdebstrap installs exactly what was resolved;
+# the custom variant adds nothing of its own.  mmdebstrap fetches its own
+# indexes from the same archives: a version the archive has dropped since
+# the host's lists were fetched fails here, never installs another one.
+# It runs in the background so that a signal reaches our trap at once.
+debian_mmdebstrap() {
+	local root=$1 resolved=$2 include
+	include=$(awk '{ printf "%s%s=%s", (NR > 1 ? "," : ""), $1, $2 }' <<<"$resolved")
+	mmdebstrap --mode=root --variant=custom --format=directory --include="$include" \
+		"$DEBIAN_SUITE" "$root" "$DEBIAN_APT/sources.list" &
+	DEBIAN_CHILD=$!
+	local status=0
+	wait "$DEBIAN_CHILD" || status=$?
+	DEBIAN_CHILD=
+	return "$status"
+}
+
+# What every guest shares; what differs per machine (fstab entries of a
+# scenario, /etc/modules) is written into each commit's copy.  No network:
+# the host's resolv.conf that mmdebstrap copied in goes, and nothing that
+# would use one is installed.  (Chained: debian_try tests the status, and
+# set -e does not stop a tested function.)
+debian_customize() {
+	local root=$1
+	printf 'kbranch-guest\n' >"$root/etc/hostname" &&
+		printf '%s\n' "$DEBIAN_MACHINE_ID" >"$root/etc/machine-id" &&
+		printf 'UUID=%s / ext4 errors=remount-ro 0 1\n' "$DEBIAN_ROOT_UUID" >"$root/etc/fstab" &&
+		rm -f "$root/etc/resolv.conf"
+}
+
+debian_make_ext4() {
+	local root=$1 image=$2
+	mke2fs -q -F -t ext4 -L debian-root -U "$DEBIAN_ROOT_UUID" -d "$root" "$image" "$DEBIAN_IMAGE_SIZE"
+}
+
+# The image's own record of what it holds, every package fully installed.
+debian_installed() {
+	dpkg-query --admindir="$1/var/lib/dpkg" -W -f='${db:Status-Abbrev}${Package} ${Version}\n' |
+		awk '$1 != "ii" { print "not installed: " $0 > "/dev/stderr"; bad = 1 } { print $2, $3 } END { exit bad }' |
+		sort
+}
+
+debian_verify() {
+	local root=$1 resolved=$2 manifest=$3 extra
+	debian_installed "$root" >"$manifest" || return 1
+	extra=$(diff <(printf '%s\n' "$resolved") "$manifest" | sed -n 's/^[<>] //p' | head -n 3 | paste -sd ' ')
+	[ -z "$extra" ] || { echo "installed versions differ from those resolved: $extra" >&2; return 1; }
+}
+
+# Run one step of the build with its output in the log; a failure is one
+# line: a full disk as such, else the step and the log's telling line.
+debian_try() {
+	local what=$1
+	shift
+	logged "$DEBIAN_LOG" "$@" && return 0
+	debian_disk_full && debian_die "no space left in $KBRANCH_WORK while $what (the image needs about 1.5 GB; log: $DEBIAN_LOG)"
+	debian_die "$what failed: $(debian_log_reason) (log: $DEBIAN_LOG)"
+}
+
+debian_disk_full() {
+	local avail
+	grep -q 'No space left on device' "$DEBIAN_LOG" 2>/dev/null && return 0
+	avail=$(df -Pk "$KBRANCH_WORK" | awk 'NR == 2 { print $4 }')
+	[ "${avail:-0}" -lt 16384 ]
+}
+
+# apt's own error or failed fetch says more than mmdebstrap's summary of it.
+debian_log_reason() {
+	local line
+	line=$(grep -m1 -E '^(E|W): (Failed to fetch|Unable to|Version|Package|Could not|Unable)' "$DEBIAN_LOG" ||
+		grep -m1 -E '^(E|W): |error|Error' "$DEBIAN_LOG" || tail -n 1 "$DEBIAN_LOG")
+	printf '%s\n' "${line:0:300}"
+}
+
+# Remove a build that did not finish: stop mmdebstrap (it unmounts what it
+# mounted in the tree), unmount anything left, and never cross into a
+# filesystem still mounted there.
+debian_discard() {
+	local dir=$1 mnt
+	if [ -n "${DEBIAN_CHILD:-}" ] && kill -0 "$DEBIAN_CHILD" 2>/dev/null; then
+		kill -TERM "$DEBIAN_CHILD" 2>/dev/null || true
+		wait "$DEBIAN_CHILD" 2>/dev/null || true # its status is the signal's: already being reported
+	fi
+	[ -d "$dir" ] || return 0
+	awk -v d="$dir/" 'index($5, d) == 1 { print $5 }' /proc/self/mountinfo | sort -r |
+		while read -r mnt; do umount -l "$mnt" 2>/dev/null || true; done # best effort: rm stays on its filesystem
+	rm -rf --one-file-system "$dir"
+}
+
+# Builds left by a process killed outright (SIGKILL, a power cut); only
+# called with the build lock held, so none of them is running.
+debian_discard_stale() {
+	local dir
+	for dir in "$(debian_cache)"/.build-*; do
+		[ -d "$dir" ] && debian_discard "$dir"
+	done
+	return 0
+}
+
+debian_build() {
+	local dest=$1 resolved=$2 tmp start=$SECONDS
+	tmp=$(debian_cache)/.build-$$
+	DEBIAN_TMP=$tmp
+	trap 'debian_discard "$DEBIAN_TMP"' EXIT
+	trap 'debian_die "interrupted; nothing kept"' INT TERM HUP
+	mkdir -p "$tmp" "$(dirname "$DEBIAN_LOG")" 2>/dev/null || debian_die "cannot write in $(debian_cache)"
+	: >"$DEBIAN_LOG"
+	step "debian image: mmdebstrap $DEBIAN_SUITE, $(wc -l <<<"$resolved") packages (log: $DEBIAN_LOG)"
+	debian_try "mmdebstrap" debian_mmdebstrap "$tmp/root" "$resolved"
+	debian_try "setting up the image" debian_customize "$tmp/root"
+	debian_try "checking the installed packages" debian_verify "$tmp/root" "$resolved" "$tmp/manifest"
+	step "debian image: mke2fs -d ($DEBIAN_IMAGE_SIZE, sparse)"
+	debian_try "mke2fs" debian_make_ext4 "$tmp/root" "$tmp/root.ext4"
+	debian_try "writing the key" debian_write_key "$tmp" "$((SECONDS - start))"
+	mv -T "$tmp" "$dest" 2>/dev/null || debian_die "cannot rename $tmp to $dest"
+	trap - EXIT INT TERM HUP
+	step "debian image: made in $((SECONDS - start)) s: $dest"
+}
+
+debian_write_key() {
+	local dir=$1 seconds=$2
+	printf '%s\n' "$DEBIAN_KEY" >"$dir/key" &&
+		printf '%s\n' "$seconds" >"$dir/build-seconds" &&
+		cp "$DEBIAN_LOG" "$dir/build.log"
+}
+
+# One image build at a time per work dir: a second waits, then finds the
+# first one's image in the cache.
+debian_lock() {
+	# The braces keep 2>/dev/null to the exec: alone, it would apply to
+	# the whole shell, and every later message would be lost.
+	{ exec {DEBIAN_LOCK_FD}>"$(debian_cache)/lock"; } 2>/dev/null || debian_die "cannot write in $(debian_cache)"
+	flock -n "$DEBIAN_LOCK_FD" && return 0
+	step "debian image: waiting for another build in $(debian_cache)"
+	flock "$DEBIAN_LOCK_FD"
+}
+
+debian_check_tools() {
+	[ "$(id -u)" -eq 0 ] || debian_die "needs root (mmdebstrap's root mode, chroot)"
+	command -v mmdebstrap >/dev/null || debian_die "mmdebstrap is missing (apt-get install mmdebstrap)"
+	command -v mke2fs >/dev/null || debian_die "mke2fs is missing (apt-get install e2fsprogs)"
+}
+
+# Print the image's directory, made first unless the cache has it.
+debian_image() {
+	local names list=() resolved dir
+	debian_check_tools
+	names=$(debian_package_names) || exit "$?"
+	mapfile -t list <<<"$names"
+	debian_apt_setup
+	resolved=$(debian_resolve "${list[@]}") || exit "$?"
+	DEBIAN_KEY=$(debian_key "$names" "$resolved")
+	dir=$(debian_image_path "$DEBIAN_KEY")
+	if ! debian_image_ready "$dir"; then
+		debian_lock
+		# Another run may have made it while this one waited.
+		if ! debian_image_ready "$dir"; then
+			debian_discard_stale
+			debian_build "$dir" "$resolved"
+			printf '%s\n' "$dir"
+			return 0
+		fi
+	fi
+	step "debian image: cached, $(wc -l <"$dir/manifest") packages: $dir"
+	printf '%s\n' "$dir"
+}
