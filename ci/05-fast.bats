@@ -183,8 +183,9 @@ declare_base() {
 	# shellcheck source=bisect-tests/lib/images.sh
 	source "$BT/lib/images.sh"
 	mkdir -p "$bin" "$(run_dir builtin)"
-	# A stand-in that records its command line: what QEMU would be given.
-	printf '#!/bin/sh\nprintf "%%s\\n" "$@" >>"%s"\n' "$argv" >"$bin/qemu-system-x86_64"
+	# A stand-in that records its command line: what QEMU would be given;
+	# it prints a firmware banner, as a QEMU that started does.
+	printf '#!/bin/sh\nprintf "%%s\\n" "$@" >>"%s"\necho SeaBIOS\n' "$argv" >"$bin/qemu-system-x86_64"
 	chmod +x "$bin/qemu-system-x86_64"
 	PATH=$bin:$PATH qemu_boot builtin
 	PATH=$bin:$PATH qemu_boot_root builtin "$(run_dir builtin)/root-ext4.img" "$(run_dir builtin)/root.console"

@@ -5,9 +5,15 @@
 # makes "make allnoconfig" fail at any commit, and a full disk makes any
 # stage fail.
 
-# The reason the log $1 shows a host problem, or nothing.
+# The reason the log $1 shows a host problem, or nothing.  A disk too
+# full to hold the log's own last lines is seen by its free space.
 setup_problem() {
-	local log=$1
+	local log=$1 avail
+	avail=$(df --output=avail -B1 "$(dirname "$log")" 2>/dev/null | tail -n 1 | tr -d ' ')
+	if [[ "$avail" =~ ^[0-9]+$ ]] && [ "$avail" -lt 1048576 ]; then
+		echo "the disk is full: $avail bytes free on $(df --output=target "$(dirname "$log")" | tail -n 1)"
+		return 0
+	fi
 	[ -f "$log" ] || return 0
 	if grep -qE 'No space left on device|Disk quota exceeded' "$log"; then
 		echo "the disk is full: $(grep -m1 -E 'No space left|quota exceeded' "$log")"
