@@ -24,9 +24,20 @@ setup() {
 # A git tree with the series' shape: the fixture, then one commit per
 # patch of series.txt with its subject, changing the files the patch
 # changes (their contents are the file names; the fixture's super.c names
-# the symbol the canned link error is about).  Branch ext4-rename at its tip.
+# the symbol the canned link error is about).  Branch ext4-rename at its
+# tip.  Made once per file (a few seconds), copied for each test.
+setup_file() {
+	(series_shaped_tree_make "$BATS_FILE_TMPDIR/tree")
+}
+
 series_shaped_tree() {
-	local tree=$BATS_TEST_TMPDIR/tree patch subject f
+	cp -a "$BATS_FILE_TMPDIR/tree" "$BATS_TEST_TMPDIR/tree"
+	cd "$BATS_TEST_TMPDIR/tree" || return 1
+	unset BT_SERIES_FILES
+}
+
+series_shaped_tree_make() {
+	local tree=$1 patch subject f
 	git init -q "$tree"
 	cd "$tree" || return 1
 	git config user.name ci
@@ -45,7 +56,6 @@ series_shaped_tree() {
 		git commit -q -m "$subject"
 	done < <(grep -v '^#' "$REPO/series.txt" | grep .)
 	git branch -q ext4-rename
-	unset BT_SERIES_FILES
 }
 
 at_patch() {
