@@ -49,7 +49,8 @@ declare_base() {
 	[ "$(verdict_of fail skip skip)" = bad ]
 	[ "$(verdict_of skip skip skip)" = skip ]
 	run verdict_result builtin ok ok ok 3
-	[ "$status" -eq 0 ] && [[ "$output" == *"verdict=good" ]]
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"verdict=good" ]]
 	run verdict_result builtin skip skip skip 3
 	[ "$status" -eq 125 ]
 	run verdict_result builtin ok fail skip 3
@@ -201,12 +202,22 @@ declare_base() {
 }
 
 # README's claims name the tests that back them: ci/<file> «test name».
-readme_refs() {
-	tr '\n' ' ' <"$REPO/README.md" | tr -s ' ' | grep -oE 'ci/[0-9a-z-]+\.bats «[^»]*»'
+# Every «...» in README, with its ci/<file>.bats when it has one.
+readme_quoted() {
+	tr '\n' ' ' <"$REPO/README.md" | tr -s ' ' | grep -oE '(ci/[0-9a-z-]+\.bats )?«[^»]*»'
 }
 
-@test "README: every faults row and every exit code names a test, and every named test exists" {
+readme_refs() {
+	readme_quoted | grep '^ci/'
+}
+
+@test "README: every faults row and every exit code names a test, every test is named with its file, and every named test exists" {
 	local ref file name row bad=0
+	# A name without its file would escape the check that it exists; the
+	# one allowed is the form's own description, ci/<file> «test name».
+	while IFS= read -r ref; do
+		[[ "$ref" == ci/* || "$ref" == '«test name»' ]] || { echo "a test named without its ci/<file>.bats: $ref"; bad=1; }
+	done < <(readme_quoted)
 	while IFS= read -r row; do
 		[[ "$row" == *'ci/'*'.bats «'* ]] || { echo "faults row without a test: $row"; bad=1; }
 	done < <(sed -n '/^## Faults and bad input/,$p' "$REPO/README.md" | grep '^| ' | grep -v '^| fault or bad input')
@@ -256,7 +267,8 @@ readme_refs() {
 	printf '%s\n' CONFIG_EXT4_FS=m CONFIG_EXT4_FS_POSIX_ACL=y CONFIG_JBD2=m CONFIG_FS_MBCACHE=m \
 		CONFIG_EXT4DEV_FS=m '# CONFIG_EXT4DEV_COMPAT is not set' CONFIG_NET=y >"$BATS_TEST_TMPDIR/listed"
 	run carry_vs_packaged 4 debian "debian from the base" "$BATS_TEST_TMPDIR/listed" "stepped from the base"
-	[ "$status" -eq 0 ] && [ -z "$output" ]
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
 	# v1's default: the compat type switched on; and a lost JBD2 line.
 	sed -e 's/^# CONFIG_EXT4DEV_COMPAT is not set$/CONFIG_EXT4DEV_COMPAT=y/' -e '/^CONFIG_JBD2=m$/d' \
 		"$BATS_TEST_TMPDIR/listed" >"$BATS_TEST_TMPDIR/v1"

@@ -145,7 +145,8 @@ EOF
 	[ "$(cat "$BATS_FILE_TMPDIR/report.status")" = 0 ] || { cat "$BATS_FILE_TMPDIR/report.err"; return 1; }
 	[ "$(head -n 1 "$BATS_FILE_TMPDIR/report.out")" = "$REPORT/kcidb.json" ]
 	# Read only: the tree is where the commits left it.
-	[ "$(g symbolic-ref HEAD)" = refs/heads/ext4-rename ] && [ -z "$(g status --porcelain)" ]
+	[ "$(g symbolic-ref HEAD)" = refs/heads/ext4-rename ]
+	[ -z "$(g status --porcelain)" ]
 	run validate "$REPORT/kcidb.json"
 	echo "$output"
 	[ "$status" -eq 0 ]
@@ -217,7 +218,8 @@ EOF
 	local short=${P2:0:12} text
 	text=$REPORT/$short-builtin.txt
 	grep -qx "$text" "$BATS_FILE_TMPDIR/report.out"
-	[ -f "$REPORT/$short-carried-debian.txt" ] && [ -f "$REPORT/$short-w1.txt" ]
+	[ -f "$REPORT/$short-carried-debian.txt" ]
+	[ -f "$REPORT/$short-w1.txt" ]
 	[ "$(find "$REPORT" -maxdepth 1 -name '*.txt' | wc -l)" -eq 3 ]
 	grep -q "^base:     $(g rev-parse 'ext4dev-base^{commit}')$" "$text"
 	grep -q "^commit:   $P2 (\"ext4: rename the ext4dev module and filesystem type to ext4\")$" "$text"

@@ -117,7 +117,8 @@ wait_bg() {
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"removed .git/ORIG_HEAD.lock, left by the interrupted run"* ]]
 	[[ "$output" == *"removed .git/index.lock, left by the interrupted run"* ]]
-	[ ! -e "$KTREE/.git/ORIG_HEAD.lock" ] && [ ! -e "$KTREE/.git/index.lock" ]
+	[ ! -e "$KTREE/.git/ORIG_HEAD.lock" ]
+	[ ! -e "$KTREE/.git/index.lock" ]
 	[ "$(ktree rev-parse ext4-rename)" = "$tip" ]
 	[ "$(ktree symbolic-ref --short HEAD)" = ext4-rename ]
 }

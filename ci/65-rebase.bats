@@ -143,6 +143,10 @@ full_only() {
 	git -C "$RW/work/linux" notes --ref=kbranch merge -q -s cat_sort_uniq refs/notes/main-work
 	mkdir -p "$RW/work/reference"
 	cp -a "$KBRANCH_WORK/reference/$VERSION" "$RW/work/reference/"
+	# The patches are what rebase exports, and only that: the copy's go
+	# first (series.txt keeps its header, which export keeps).
+	rm "$RW"/repo/patches/*.patch
+	sed -i '/^#/!d' "$RW/repo/series.txt"
 	run rw rebase "$VERSION" --variant builtin 2> >(sed -u 's/^/# /' >&3)
 	echo "$output"
 	[ "$status" -eq 0 ]
@@ -152,6 +156,7 @@ full_only() {
 	[ "$(grep -c '^[0-9]:  [0-9a-f]* = [0-9]:  [0-9a-f]* ext4: ' <<<"$output")" -eq 4 ]
 	[ "$(cat "$RW/repo/base/linux-source.version")" = "$VERSION" ]
 	diff -r "$REPO/patches" "$RW/repo/patches"
+	cmp "$REPO/series.txt" "$RW/repo/series.txt"
 	[ "$(grep -c '^ok ' <<<"$output")" -eq 6 ]
 	[ "$(git -C "$RW/work/linux" symbolic-ref --short HEAD)" = ext4-rename ]
 	[ -z "$(git -C "$RW/work/linux" status --porcelain)" ]

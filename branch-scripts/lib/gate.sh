@@ -150,12 +150,16 @@ rebuilt_targets() {
 # Warnings and errors of a compiler or sphinx log as identities: "file:
 # severity: message  [line: text]", with the line's text read from the
 # checked-out tree (line numbers move, the text they point at does not).
+# Sphinx calls what stops a document's parse SEVERE (before 4.0) or
+# CRITICAL, and gives a whole document's warnings no line ("document
+# isn't included in any toctree"): a file with no line has no text.
 identities() {
-	local log=$1
-	sed -nE "s#^(\\.\\./)*($KTREE/)?([^ :]+):([0-9]+):([0-9]+:)? (warning|error|WARNING|ERROR): (.*)\$#\\3\\t\\4\\t\\6: \\7#p" "$log" |
+	local log=$1 severity='(warning|error|fatal error|WARNING|ERROR|SEVERE|CRITICAL)'
+	sed -nE -e "s#^(\\.\\./)*($KTREE/)?([^ :]+):([0-9]+):([0-9]+:)? $severity: (.*)\$#\\3\\t\\4\\t\\6: \\7#p;t" \
+		-e "s#^(\\.\\./)*($KTREE/)?([^ :]*/[^ :]*\\.[A-Za-z]+):(:)? $severity: (.*)\$#\\3\\t-\\t\\5: \\6#p" "$log" |
 		while IFS=$'\t' read -r file line message; do
 			printf '%s: %s  [line: %s]\n' "$file" "$message" \
-				"$(sed -n "${line}{s/^[[:space:]]*//;p;q}" "$KTREE/$file" 2>/dev/null)"
+				"$([ "$line" = - ] || sed -n "${line}{s/^[[:space:]]*//;p;q}" "$KTREE/$file" 2>/dev/null)"
 		done | sort -u
 }
 
@@ -252,12 +256,20 @@ docs_make() {
 
 # The documentation build, judged the same way: sphinx re-reads only the
 # documents that changed, so their warnings are compared, at both ends.
+# A build that fails at the commit compared with leaves nothing to compare
+# with: the point is not clean, it was not judged.
 docs_judge() {
 	local before=$1 commit=$2 out=$3 docs=() doc
 	mapfile -t docs < <(changed_docs "$before" "$commit")
 	kgit checkout -q --detach "$before"
-	(cd "$KTREE" && touch "${docs[@]}")
-	docs_make >"$out.rebuild-before.log" 2>&1 || { echo "BUILD-FAILED: make htmldocs fails at $(kgit rev-parse --short "$before") (log: $out.rebuild-before.log)"; return 0; }
+	# -c: a document the commit adds is not made here (it would stop the
+	# checkout of the commit).
+	(cd "$KTREE" && touch -c "${docs[@]}")
+	if ! docs_make >"$out.rebuild-before.log" 2>&1; then
+		printf 'BUILD-FAILED: make htmldocs fails at %s, the commit compared with: nothing was judged (log: %s)\n' \
+			"$(kgit rev-parse --short "$before")" "$out.rebuild-before.log" | tee "$out.new"
+		return 0
+	fi
 	kgit checkout -q --detach "$commit"
 	docs_make >"$out.rebuild.log" 2>&1 || { echo "BUILD-FAILED: make htmldocs fails (log: $out.rebuild.log)" | tee "$out.new"; return 0; }
 	for doc in "${docs[@]}"; do

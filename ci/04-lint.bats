@@ -1,0 +1,398 @@
+#!/usr/bin/env bats
+# shellcheck disable=SC2154 # $status, $output: set by bats' run
+# The fast tier's lint, first of all: every check in ci/*.bats must be able
+# to fail.  bats runs a test under errexit, and errexit ignores a failure
+# anywhere in "a && b" but in b, and the status of "! cmd", unless that
+# command ends the test: such a check passes whatever it checks.
+
+load helpers
+
+# Prints each check in the given files that bats would not see fail, as
+# "file:line: «test»: command: why", and fails if there is one.
+ignored_checks() {
+	python3 - "$@" <<'PY'
+import re
+import subprocess
+import sys
+
+# bash itself parses each file (every @test made a function, the whole
+# file wrapped in one) and "declare -f" prints it back normalised: one
+# command per line, indented by its depth, comments gone.  What is left is
+# to find, outside quotes, here-documents and $(...), the commands whose
+# failure errexit, so bats, never sees: a list that fails before its last
+# "&&", or a "! command", anywhere but at the end of the test (or of what
+# ends it); and a check whose "|| echo" makes it unable to fail.
+
+TEST_RE = re.compile(r'^(\s*)@test\s+(.*\S)\s+\{\s*$')
+CONTROL = ('false', 'return', 'exit', 'break', 'continue')
+CHECKS = ('[', '[[', 'test', 'grep', 'cmp', 'diff', '!')
+
+
+def normalised(path):
+    names, out = {}, []
+    with open(path) as f:
+        src = f.read().split('\n')
+    for n, line in enumerate(src, 1):
+        m = TEST_RE.match(line)
+        if m:
+            names['__lint_test_%d' % n] = (n, m.group(2))
+            line = '%s__lint_test_%d () {' % (m.group(1), n)
+        out.append(line)
+    wrapped = '__lint_file () {\n%s\n}\n' % '\n'.join(out)
+    r = subprocess.run(['bash', '-c', 'eval "$1" && declare -f __lint_file', '_', wrapped],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.exit('%s: bash cannot parse it: %s' % (path, r.stderr.strip()))
+    return src, names, r.stdout.split('\n')
+
+
+def lex(lines):
+    """Per line: does it start outside quotes, and its code outside them
+    (quoted text, $(...) and [[ ... ]] emptied)."""
+    stack, heredocs, in_doc, result = [], [], None, []
+    for line in lines:
+        if in_doc is not None:
+            strip, word = in_doc
+            if (line.lstrip('\t') if strip else line) == word:
+                in_doc = heredocs.pop(0) if heredocs else None
+            result.append((False, ''))
+            continue
+        start = not stack
+        code, i = [], 0
+        while i < len(line):
+            c, top = line[i], stack[-1] if stack else None
+            if top == "'":
+                if c == "'":
+                    stack.pop()
+            elif top == '$\'':
+                if c == '\\':
+                    i += 1
+                elif c == "'":
+                    stack.pop()
+            elif top == '"':
+                if c == '\\':
+                    i += 1
+                elif c == '"':
+                    stack.pop()
+                elif line.startswith('$(', i):
+                    stack.append(0)
+                    i += 1
+            else:
+                m = re.match(r'<<(-?)\s*([\'"]?)([A-Za-z_][A-Za-z_0-9]*)\2', line[i:])
+                if c == '\\':
+                    i += 1
+                elif line.startswith('<<<', i):
+                    i += 2
+                elif m:
+                    heredocs.append((m.group(1) == '-', m.group(3)))
+                    i += len(m.group(0)) - 1
+                elif c == "'":
+                    stack.append("'")
+                elif line.startswith("$'", i):
+                    stack.append('$\'')
+                    i += 1
+                elif c == '"':
+                    stack.append('"')
+                elif line.startswith('$(', i):
+                    stack.append(0)
+                    i += 1
+                elif isinstance(top, int) and c == '(':
+                    stack[-1] += 1
+                elif isinstance(top, int) and c == ')':
+                    if top == 0:
+                        stack.pop()
+                    else:
+                        stack[-1] -= 1
+                elif top is None:
+                    code.append(c)
+            i += 1
+        if heredocs and not stack:
+            in_doc = heredocs.pop(0)
+        text = re.sub(r'\[\[ .*? \]\]', '[[ ]]', ''.join(code))
+        result.append((start, text))
+    return result
+
+
+def indent(line):
+    return len(line) - len(line.lstrip(' '))
+
+
+class File:
+    def __init__(self, path):
+        self.path = path
+        self.src, self.names, self.lines = normalised(path)
+        lexed = lex(self.lines)
+        # Statements: lines that start outside quotes, their code joined
+        # with the lines that continue them.
+        self.stmts = []
+        for n, (start, code) in enumerate(lexed):
+            if start and not self.lines[n].strip():
+                continue
+            # A list left open by a here-document goes on after its end.
+            if start and not (self.stmts and re.search(r'(&&|\|\|?)\s*$', self.stmts[-1][1])):
+                self.stmts.append([n, code.strip()])
+            elif self.stmts:
+                self.stmts[-1][1] += ' ' + code.strip()
+        self.src_line = self.map_lines()
+
+    def indent(self, i):
+        return indent(self.lines[self.stmts[i][0]])
+
+    def code(self, i):
+        return self.stmts[i][1]
+
+    def opener(self, i):
+        for j in range(i - 1, -1, -1):
+            if self.indent(j) < self.indent(i):
+                return j
+        return None
+
+    def closer(self, j, word):
+        for k in range(j + 1, len(self.stmts)):
+            if self.indent(k) == self.indent(j) and self.code(k).startswith(word):
+                return k
+            if self.indent(k) < self.indent(j):
+                return None
+        return None
+
+    def last(self, i):
+        for k in range(i + 1, len(self.stmts)):
+            if self.indent(k) <= self.indent(i):
+                return self.indent(k) < self.indent(i)
+        return True
+
+    def reaches_test(self, i):
+        """Does a failure of statement i (or of the compound command that
+        line i closes), ignored by errexit inside it, still fail the
+        function it is in?"""
+        if not self.last(i):
+            return False
+        j = self.opener(i)
+        if j is None:
+            return False
+        code = self.code(j)
+        if code == '{' and j > 0 and re.match(r'^(function\s+)?\S+\s*\(\)$', self.code(j - 1)):
+            return True
+        if code.endswith('{'):
+            k = self.closer(j, '}')
+            if k is None:
+                return False
+            after = self.code(k)[1:].strip()
+            return after.startswith('||') or (after == '' and self.reaches_test(k))
+        if code.endswith('then') or code == 'else':
+            # Back over its else lines, at its own indent, to the if.
+            level = self.indent(j)
+            while not self.code(j).startswith('if '):
+                j -= 1
+                if j < 0 or self.indent(j) < level:
+                    return False
+            k = self.closer(j, 'fi')
+            return k is not None and self.reaches_test(k)
+        return False
+
+    def map_lines(self):
+        """The source line of each statement: bash reprints them spaced
+        its own way, in the same order, so each is looked for (spaces
+        aside) after the one before."""
+        src = [re.sub(r'\s+', '', line) for line in self.src]
+        at, col, lines = 1, 0, []
+        for n, code in self.stmts:
+            f = re.match(r'^\s*(?:function\s+)?__lint_test_(\d+) \(\)', self.lines[n])
+            want = re.sub(r'\s+', '', self.lines[n]).rstrip(';')[:40]
+            if f:
+                at, col = int(f.group(1)), len(src[int(f.group(1)) - 1])
+            # Keywords alone say nothing of where they are.
+            elif want not in ('{', '}', 'do', 'done', 'then', 'else', 'fi', 'esac', ';;', ':'):
+                for m in range(at, min(at + 50, len(src) + 1)):
+                    c = src[m - 1].find(want, col if m == at else 0)
+                    if c >= 0:
+                        at, col = m, c + len(want)
+                        break
+            lines.append(at)
+        return lines
+
+    def where(self, i):
+        n = self.stmts[i][0]
+        for m in range(n, -1, -1):
+            f = re.match(r'^\s*(?:function\s+)?(\S+)\s*\(\)\s*$', self.lines[m])
+            if f and indent(self.lines[m]) < indent(self.lines[n]):
+                if f.group(1) in self.names:
+                    return '«%s»' % self.names[f.group(1)][1][1:-1]
+                if f.group(1) != '__lint_file':
+                    return 'in %s()' % f.group(1)
+                break
+        return 'at the top level'
+
+    def problems(self):
+        for i, (n, code) in enumerate(self.stmts):
+            depth, top, pos = 0, [], 0
+            while pos < len(code):
+                if code[pos] == '(':
+                    depth += 1
+                elif code[pos] == ')':
+                    depth -= 1
+                    # The end of a subshell: what came before it is its own.
+                    if depth < 0:
+                        top, depth = [], 0
+                elif code[pos:pos + 2] in ('&&', '||') and depth == 0:
+                    top.append((pos, code[pos:pos + 2]))
+                    pos += 1
+                pos += 1
+            head = code.split()[0] if code.split() else ''
+            why = None
+            if head in ('if', 'elif', 'while', 'until'):
+                pass
+            elif top and top[-1][1] == '&&':
+                tail = code[top[-1][0] + 2:].strip().rstrip(';').split()
+                if (not tail or tail[0] not in CONTROL) and not self.reaches_test(i):
+                    why = 'bats does not see a failure before the last && (one check a line, or one [[ ]])'
+            elif head == '!' and not (top and top[-1][1] == '||') and not self.reaches_test(i):
+                why = "bats does not see a '! command' fail but at the end (add '|| false')"
+            # In a helper, printing may be the point ("prints each bad line").
+            elif top and top[-1][1] == '||' and head in CHECKS and self.where(i).startswith('«') and \
+                    code[top[-1][0] + 2:].split()[:1] in (['echo'], ['printf']):
+                why = "it cannot fail, it only prints (make it '|| { echo ...; false; }')"
+            if why:
+                yield '%s:%d: %s: %s: %s' % (self.path, self.src_line[i], self.where(i),
+                                              self.lines[n].strip().rstrip(';'), why)
+
+
+found = False
+for path in sys.argv[1:]:
+    for problem in File(path).problems():
+        print(problem)
+        found = True
+sys.exit(1 if found else 0)
+PY
+}
+
+@test "lint: a check bats would not see fail is named with its file, line and test; the forms it sees fail are not" {
+	local fixture=$BATS_TEST_TMPDIR/fixture.bats
+	# Written @@test here: bats would take an @test line in this file for
+	# a test of its own.
+	sed 's/^@@test /@test /' >"$fixture" <<'FIXTURE'
+#!/usr/bin/env bats
+
+@@test "a fixture: each line marked 'ignored' is a check bats would not see fail" {
+	[ a = a ] && [ b = b ] # ignored
+	! false # ignored
+	[ a = b ] || echo "not a" # ignored
+	grep -q x f || printf 'none\n' # ignored
+	for x in 1 2; do
+		[ "$x" = 1 ] && [ b = b ] # ignored
+	done
+	if true; then
+		[ a = a ] && [ b = b ] # ignored
+	elif false; then
+		:
+	else
+		[ a = a ] && [ b = b ] # ignored
+	fi
+	{ [ a = a ] && [ b = b ]; } # ignored
+	run true; [ "$status" -eq 0 ] && [ "$output" = "" ]; true # ignored
+	[[ a && b ]]
+	x=$(true && false)
+	(cd / && true)
+	( cd /
+	  [ a = a ] && [ b = b ] )
+	{ [ a = a ] && [ b = b ]; } || return 1
+	! false || false
+	true && false
+	[ a = a ] || { echo 'a is not a' && false; }
+	awk 'a &&
+	b' /dev/null
+	cat <<-X
+	a && b
+	! c
+	X
+	cat <<'Y' && true # ignored
+x && y
+Y
+	echo "$(a && b) && c" '&& d' $'\' && e'
+	if true && false; then :; fi
+	true && false || true
+	[ a = a ] && [ b = b ]
+}
+
+helper() {
+	local l
+	while read -r l; do
+		[ "$l" = x ] && return 0
+		[ "$l" != y ] || echo "a helper that prints the bad lines"
+	done
+	[ a = a ] && [ b = b ]
+}
+
+last_if() {
+	if [ "$1" ]; then
+		[ a = a ] && [ b = b ]
+	else
+		! true
+	fi
+}
+
+@@test "a fixture: the if is not last" {
+	if true; then
+		{
+			[ a = a ] && [ b = b ] # ignored
+		}
+	fi
+	true
+}
+FIXTURE
+	run ignored_checks "$fixture"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[ "$(cut -d: -f2 <<<"$output")" = "$(grep -n '# ignored' "$fixture" | cut -d: -f1)" ]
+	[[ "${lines[0]}" == "$fixture:4: «a fixture: each line marked 'ignored' is a check bats would not see fail»: [ a = a ] && [ b = b ]: bats does not see"* ]]
+	[[ "${lines[1]}" == *": ! false: bats does not see a '! command' fail but at the end"* ]]
+	[[ "${lines[2]}" == *": [ a = b ] || echo \"not a\": it cannot fail, it only prints"* ]]
+	[[ "${lines[10]}" == "$fixture:64: «a fixture: the if is not last»: "* ]]
+}
+
+# What the lint stands on, seen in bats itself: each form passes a test
+# whose check fails, and each rewritten form fails it.
+@test "bats passes a test whose failing check is a && list, a '! command' or a '|| echo' before its end, and fails the rewritten ones" {
+	local file=$BATS_TEST_TMPDIR/forms.bats
+	sed 's/^@@test /@test /' >"$file" <<'FORMS'
+@@test "and" {
+	[ 1 = 2 ] && [ 2 = 2 ]
+	true
+}
+@@test "not" {
+	! true
+	true
+}
+@@test "or echo" {
+	[ 1 = 2 ] || echo "1 is not 2"
+}
+@@test "and, last in a loop" {
+	for x in 1 2; do [ "$x" = 2 ] && [ 2 = 2 ]; done
+	true
+}
+@@test "and, rewritten" {
+	[ 1 = 2 ]
+	[ 2 = 2 ]
+	true
+}
+@@test "not, rewritten" {
+	! true || false
+	true
+}
+@@test "or echo, rewritten" {
+	[ 1 = 2 ] || { echo "1 is not 2"; false; }
+}
+FORMS
+	run bats --tap "$file"
+	echo "$output"
+	[ "$(grep -c '^ok ' <<<"$output")" -eq 4 ]
+	[ "$(grep -c '^not ok .*, rewritten$' <<<"$output")" -eq 3 ]
+}
+
+@test "lint: no check in ci/*.bats is one that bats would not see fail" {
+	cd "$REPO"
+	run ignored_checks ci/*.bats ci/helpers.bash
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+}

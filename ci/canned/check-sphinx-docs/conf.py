@@ -1,0 +1,1 @@
+project = 'admin-guide'
