@@ -2,10 +2,11 @@
 /*
  * ext4-checks: /init of a bisect-tests guest.
  *
- * Mounts proc, sysfs and devtmpfs, reads the declared expectations from
- * /expect, runs the checks below with the kselftest harness (KTAP on the
- * console) in a child, writes the crash image and resets the machine
- * without unmounting it.  As PID 1 it never returns.
+ * Mounts proc, sysfs and devtmpfs, reads (and echoes) the declared
+ * expectations from /expect, runs the checks below with the kselftest
+ * harness (KTAP on the console) in a child, writes the crash image, prints
+ * its copy of the whole kernel log and resets the machine without
+ * unmounting it.  As PID 1 it never returns.
  *
  * With --root-probe it is instead /sbin/init of a root filesystem the
  * kernel mounted by probing its type: it reports that type and the
@@ -145,6 +146,8 @@ static int load_expect(const char *path)
 		return -1;
 	while (fgets(line, sizeof(line), f)) {
 		line[strcspn(line, "\n")] = '\0';
+		/* A console then says what its run was told, line for line. */
+		printf("# ext4-checks: expect %s\n", line);
 		eq = strchr(line, '=');
 		if (!eq)
 			continue;
@@ -200,6 +203,35 @@ static char *kernel_log(void)
 	}
 	buf[len] = '\0';
 	return buf;
+}
+
+/*
+ * The console shows only what passes the console loglevel, which main()
+ * lowers to 5, so ext4's KERN_INFO lines (mount mode, quota mode,
+ * recovery) never reach it.  What a user observes is read from this copy
+ * of the whole kernel log instead: between markers, and with its count of
+ * lines, so that a copy cut short is known.  Returns -1 if the log cannot
+ * be read (the end marker then counts -1 lines).
+ */
+static int print_kernel_log(void)
+{
+	char *log = kernel_log();
+	const char *line, *end;
+	int n = 0;
+
+	printf("# ext4-checks: kernel log begin\n");
+	if (!log) {
+		printf("# ext4-checks: kernel log end lines=-1\n");
+		return -1;
+	}
+	for (line = log; *line; line = *end ? end + 1 : end) {
+		end = strchrnul(line, '\n');
+		printf("%.*s\n", (int)(end - line), line);
+		n++;
+	}
+	printf("# ext4-checks: kernel log end lines=%d\n", n);
+	free(log);
+	return 0;
 }
 
 /* Whether the @len bytes at @line contain both @a and @b, case-insensitively. */
@@ -951,7 +983,9 @@ static void list_tests(void)
 /*
  * The guest<->host contract, printed on the host: the bytes the guest
  * writes, which the host's read-back compares with (lib/hostcheck.sh),
- * so that both sides never hold a copy of their own.
+ * so that both sides never hold a copy of their own; and the kernel log
+ * block the guest prints, of the host's own kernel log, so that the host's
+ * reader of it (lib/observe.sh) can be tried without a boot.
  */
 static int print_contract(const char *what)
 {
@@ -959,6 +993,8 @@ static int print_contract(const char *what)
 	char line[64];
 	int i, lines;
 
+	if (!strcmp(what, "kernel-log"))
+		return print_kernel_log() ? 1 : 0;
 	if (!strcmp(what, "acl")) {
 		size_t len = deny_acl(acl);
 
@@ -969,7 +1005,7 @@ static int print_contract(const char *what)
 	} else if (!strcmp(what, "crash")) {
 		lines = CRASH_LINES;
 	} else {
-		fprintf(stderr, "ext4-checks: --print pattern, crash or acl\n");
+		fprintf(stderr, "ext4-checks: --print pattern, crash, acl or kernel-log\n");
 		return 2;
 	}
 	for (i = 0; i < lines; i++) {
@@ -1013,6 +1049,8 @@ int main(int argc, char **argv)
 		       failed, strerror(errno));
 	else
 		printf("# ext4-checks: crash image written\n");
+	/* Last, so that it holds every line of the run, the crash image's too. */
+	print_kernel_log();
 	printf("# ext4-checks: end status=%d\n", status);
 	/* The UART drains from interrupts: let it, the reset would not wait. */
 	tcdrain(STDOUT_FILENO);

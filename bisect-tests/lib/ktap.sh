@@ -1,16 +1,22 @@
 # shellcheck shell=bash
 # Two KTAP streams share the console: the kernel's KUnit results before the
-# guest's begin marker, the guest's own checks between its markers.
+# guest's begin marker, the guest's own checks between its markers.  Before
+# its end marker the guest also prints its copy of the whole kernel log
+# between markers of its own (lib/observe.sh reads it), which is no KTAP.
 
 BT_GUEST_BEGIN='# ext4-checks: begin'
+BT_KLOG_BEGIN='# ext4-checks: kernel log begin'
+BT_KLOG_END='# ext4-checks: kernel log end lines='
 
 ktap_console() {
 	tr -d '\r' <"$1"
 }
 
-# The guest's lines, without the kernel's timestamped ones.
+# The guest's lines, without the kernel's timestamped ones nor the guest's
+# copy of the kernel log.
 ktap_guest() {
 	ktap_console "$1" | sed -n "/^$BT_GUEST_BEGIN\$/,/^$BT_GUEST_END/p" |
+		sed "/^$BT_KLOG_BEGIN\$/,/^$BT_KLOG_END/d" |
 		grep -vE '^\[ *[0-9]+\.[0-9]+\]' || true
 }
 

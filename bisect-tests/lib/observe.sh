@@ -2,7 +2,9 @@
 # What a user of this kernel observes, written down so that it can be
 # compared with what the packaged kernel shows (--against-packaged):
 #   log: the kernel's ext4, jbd2 and VFS lines from the main boot, without
-#        timestamps ("root-<kind> log:" the same from a root-probe boot)
+#        timestamps, read from the guest's copy of the whole kernel log (the
+#        console, at loglevel 5, lacks ext4's INFO lines); "root-<kind>
+#        log:" the same from a root-probe boot's console
 #   fs:  the block filesystem types in registration order
 #   alias: the module's aliases (modinfo), for a modular ext4
 #   test: each guest test and its result (ok, fail, skip)
@@ -10,12 +12,46 @@
 # One line each, sorted, so that two runs compare with diff.
 
 BT_OBSERVE_LOG='EXT4-fs|JBD2|jbd2|VFS:|No filesystem could mount root'
+BT_OBSERVE_INCOMPLETE="log: the guest's copy of the kernel log is missing or cut short"
 
-# $2 prefixes each line: "log" for the main boot, "root-<kind> log" for a
-# root-probe boot (compared only where the run has root-probe boots).
+# The lines on stdin that a user observes, each prefixed with $1: "log" for
+# the main boot, "root-<kind> log" for a root-probe boot (compared only
+# where the run has root-probe boots).
+observe_log_filter() {
+	grep -E "$BT_OBSERVE_LOG" |
+		sed -E "s/^\[ *[0-9]+\.[0-9]+\] //; s/[[:space:]]+\$//; s/^/$1: /" || true
+}
+
 observe_log_lines() {
-	tr -d '\r' <"$1" | grep -E "$BT_OBSERVE_LOG" |
-		sed -E "s/^\[ *[0-9]+\.[0-9]+\] //; s/[[:space:]]+\$//; s/^/$2: /" || true
+	tr -d '\r' <"$1" | observe_log_filter "$2"
+}
+
+# The guest's copy of the whole kernel log on console $1 (ext4-checks.c:
+# print_kernel_log), its lines as the console shows them ("[time] text",
+# without the "<level>" prefix).  Every line of the copy has that prefix;
+# a line without it is the console's own, printed while the guest was
+# printing.  Fails unless the copy is there and has as many lines as the
+# guest counted: a copy cut short would hide lines.
+observe_kernel_log() {
+	local lines want
+	lines=$(tr -d '\r' <"$1" | sed -n "/^$BT_KLOG_BEGIN\$/,/^$BT_KLOG_END/p")
+	want=$(sed -n "s/^$BT_KLOG_END//p" <<<"$lines" | tail -n 1)
+	[[ "$want" =~ ^[0-9]+$ ]] || return 1
+	lines=$(grep -E '^<[0-9]+>' <<<"$lines") || [ "$want" = 0 ] || return 1
+	[ "$(grep -c . <<<"$lines")" = "$want" ] || return 1
+	sed -E 's/^<[0-9]+>//' <<<"$lines"
+}
+
+# The main boot's log lines; an incomplete copy of the kernel log is itself
+# an observation, so that it differs from every complete reference.
+observe_main_log() {
+	local klog
+	if klog=$(observe_kernel_log "$1"); then
+		observe_log_filter log <<<"$klog"
+	else
+		say "no complete copy of the kernel log from the guest on $1"
+		echo "$BT_OBSERVE_INCOMPLETE"
+	fi
 }
 
 observe_tests() {
@@ -32,7 +68,7 @@ observe_write() {
 	local v=$1 rdir console kind ko
 	rdir=$(run_dir "$v")
 	{
-		observe_log_lines "$rdir/console.log" log
+		observe_main_log "$rdir/console.log"
 		for console in "$rdir"/root-*.console; do
 			[ -f "$console" ] || continue
 			kind=${console##*/root-} kind=${kind%.console}
@@ -74,21 +110,26 @@ observe_comparable() {
 	fi
 }
 
-# Is "packaged | <step> | <line>" listed in compat-differences?
+# Is "packaged | <variants> | <steps> | <line>" listed in compat-differences
+# with this variant among its variants and this step among its steps?
+# Every line names its variants: none is allowed for a variant that cannot
+# show it.
 observe_allowed() {
-	local step=$1 line=$2 c steps l
-	while IFS='|' read -r c steps l _; do
+	local variant=$1 step=$2 line=$3 c variants steps l
+	while IFS='|' read -r c variants steps l _; do
 		c=${c%% } l=${l# } l=${l% }
 		[[ "$c" == \#* || "$c" != packaged ]] && continue
 		[ "$l" = "$line" ] || continue
+		[[ ",${variants// /}," == *",$variant,"* ]] || continue
 		[[ ",${steps// /}," == *",$step,"* ]] && return 0
 	done <"$BT_DIR/compat-differences"
 	return 1
 }
 
 # Compare this run's observation with the packaged reference.  Prints each
-# difference that compat-differences does not allow at this step ("+" only
-# here, "-" only on the packaged kernel); returns 1 if there is any.
+# difference that compat-differences does not allow for this variant at
+# this step ("+" only here, "-" only on the packaged kernel); returns 1 if
+# there is any.
 observe_compare() {
 	local v=$1 refv=$2 ref version line bad=0
 	version=$(observe_packaged_version)
@@ -101,7 +142,7 @@ observe_compare() {
 		'> '*) line="+ ${line:2}" ;;
 		*) continue ;;
 		esac
-		observe_allowed "$(expect step)" "$line" && continue
+		observe_allowed "$v" "$(expect step)" "$line" && continue
 		say "$v: differs from packaged/$version: $line"
 		bad=1
 	done < <(diff <(observe_comparable "$ref" "$v") "$(run_dir "$v")/observed.txt" || true)
@@ -148,6 +189,9 @@ observe_record_reference() {
 	version=$(git log -1 --format=%s HEAD | sed -n 's/^Import linux-source \(.*\) as packaged by Debian$/\1/p')
 	[ -n "$version" ] || die_setup "--record-reference: HEAD is not a packaged import"
 	ref=$(observe_reference "$version" "$v")
+	# A reference that saw less would let a run that sees as little pass.
+	! grep -qxF "$BT_OBSERVE_INCOMPLETE" "$(run_dir "$v")/observed.txt" ||
+		die_setup "--record-reference: $v's observation is incomplete ($BT_OBSERVE_INCOMPLETE); no reference recorded"
 	mkdir -p "$(dirname "$ref")"
 	cp "$(run_dir "$v")/observed.txt" "$ref"
 	say "$v: recorded the packaged reference $ref"

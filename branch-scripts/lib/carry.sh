@@ -162,15 +162,19 @@ carry_fresh() {
 	esac
 }
 
-# Is "<check> | <k> | <line>" listed in the reviewed differences?
+# Is "<check> | <variants> | <k> | <line>" listed in the reviewed
+# differences, for variant $4 ("-": a config-packaged or defconfig line,
+# whose label names its config)?  No line is allowed for a variant it does
+# not name.
 carry_allowed() {
-	local check=$1 k=$2 line=$3 c commits l
-	while IFS='|' read -r c commits l _; do
+	local check=$1 k=$2 line=$3 variant=$4 c variants commits l
+	while IFS='|' read -r c variants commits l _; do
 		c=${c%% } l=${l# } l=${l% }
 		[[ "$c" == \#* || -z "$c" ]] && continue
 		if [ "$c" != "$check" ] || [ "$l" != "$line" ]; then
 			continue
 		fi
+		[[ ",${variants// /}," == *",$variant,"* ]] || continue
 		[[ ",${commits// /}," == *",$k,"* ]] && return 0
 	done <"$KBRANCH_REPO/bisect-tests/compat-differences"
 	return 1
@@ -205,7 +209,7 @@ carry_fresh_step() {
 		while IFS= read -r line; do
 			[[ "$line" == '< CONFIG_'* ]] || continue
 			line=${line:2}
-			carry_allowed config-gained "$from" "$line" && continue
+			carry_allowed config-gained "$from" "$line" "carried-$source" && continue
 			echo "made fresh at commit $from and carried to the tip, it gains '$line', which the same config made at the tip lacks (not in compat-differences)"
 			bad=1
 		done < <(diff <(carry_family "$f/.config") <(carry_family "$dir/$k/.config") || true)
@@ -339,7 +343,7 @@ family_differences() {
 		'> '*) line="$label: - ${line:2}" ;;
 		*) continue ;;
 		esac
-		carry_allowed "$check" "$k" "$line" || printf '%s\n' "$line"
+		carry_allowed "$check" "$k" "$line" - || printf '%s\n' "$line"
 	done < <(diff <(carry_family "$ours") <(carry_family "$ref") || true)
 }
 

@@ -1,0 +1,197 @@
+#!/usr/bin/env bats
+# shellcheck disable=SC2154,SC2034 # $status, $output: set by bats' run; globals read by the sourced libs
+# The fast tier's canned inputs (ci/canned/) stay true to the programs
+# they stand for, and the oracle judges canned observations by variant.
+# No kernel built or booted: the guest program is compiled in each test
+# that needs it (under 1 s).  The whole file takes about 5 s, 25 s in a
+# cold ci/test, where it runs before 10-branch.bats imports a tree and the
+# kselftest harness comes from the linux-source tarball (read to its end).
+
+load helpers
+
+CANNED=$BATS_TEST_DIRNAME/canned
+
+# The kselftest harness the guest program compiles with: the imported
+# tree's, or, before any tree is imported, the linux-source tarball's.
+setup_file() {
+	local tars top
+	HARNESS=$KTREE/tools/testing/selftests
+	if [ ! -f "$HARNESS/kselftest_harness.h" ]; then
+		tars=(/usr/src/linux-source-*.tar.xz)
+		[ -f "${tars[0]}" ] || { echo "no kernel tree and no /usr/src/linux-source-*.tar.xz" >&2; return 1; }
+		top=$(basename "${tars[0]}" .tar.xz)
+		tar -xJf "${tars[0]}" -C "$BATS_FILE_TMPDIR" "$top/tools/testing/selftests/kselftest_harness.h" \
+			"$top/tools/testing/selftests/kselftest.h"
+		HARNESS=$BATS_FILE_TMPDIR/$top/tools/testing/selftests
+	fi
+	export HARNESS
+}
+
+# The guest program, compiled as lib/initramfs.sh compiles it.
+guest_program() {
+	gcc -static -O2 -Wall -I"$HARNESS" -o "$BATS_TEST_TMPDIR/ext4-checks" "$BT/guest/ext4-checks.c"
+	printf '%s\n' "$BATS_TEST_TMPDIR/ext4-checks"
+}
+
+setup() {
+	BT=$REPO/bisect-tests
+	# shellcheck source=bisect-tests/lib/common.sh
+	source "$BT/lib/common.sh"
+	# shellcheck source=bisect-tests/lib/expect.sh
+	source "$BT/lib/expect.sh"
+	# shellcheck source=bisect-tests/lib/ktap.sh
+	source "$BT/lib/ktap.sh"
+	# shellcheck source=bisect-tests/lib/qemu.sh
+	source "$BT/lib/qemu.sh"
+	# shellcheck source=bisect-tests/lib/rootboot.sh
+	source "$BT/lib/rootboot.sh"
+	# shellcheck source=bisect-tests/lib/observe.sh
+	source "$BT/lib/observe.sh"
+	KBRANCH_WORK=$BATS_TEST_TMPDIR/work
+}
+
+declare_tip() {
+	KBRANCH_EXPECT="$(sed -n 's/^ext4: stop requiring the test_fs flag to mount ext4 | //p' "$BT/expectations")" expect_load
+}
+
+# Variant $1's run dir holds observation $2 (and, where it has root-probe
+# lines, the consoles they come from); its packaged reference is builtin's,
+# recorded by a real run of the packaged kernel (the packaged minimal
+# kernel differs from it only in lines both sides here share).
+canned_observation() {
+	local v=$1 observed=$2 kind
+	mkdir -p "$(run_dir "$v")" "$KBRANCH_WORK/reference/canned"
+	cp "$observed" "$(run_dir "$v")/observed.txt"
+	while read -r kind; do
+		: >"$(run_dir "$v")/root-$kind.console"
+	done < <(sed -n 's/^root-\([a-z0-9]*\): .*/\1/p' "$observed")
+	cp "$CANNED/observe-packaged-builtin" "$KBRANCH_WORK/reference/canned/$v.observed"
+	observe_packaged_version() { echo canned; }
+}
+
+@test "observations: at the tip, builtin's compat type, its test and its warning are listed differences" {
+	declare_tip
+	canned_observation builtin "$CANNED/observe-tip-builtin"
+	run observe_compare builtin builtin
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+}
+
+@test "observations: the same from the minimal variant, which has no compat type, is bad, each line named" {
+	declare_tip
+	# The minimal variant has no root-probe boots.
+	grep -v '^root-' "$CANNED/observe-tip-builtin" >"$BATS_TEST_TMPDIR/minimal"
+	canned_observation minimal "$BATS_TEST_TMPDIR/minimal"
+	run observe_compare minimal minimal
+	[ "$status" -eq 1 ]
+	local line
+	for line in '+ fs: ext3 ext2 ext4 ext4dev' '- fs: ext3 ext2 ext4' \
+		'+ log: EXT4-fs (vda): mounted as ext4dev, which is deprecated and will be removed in Linux 6.4; mount as ext4' \
+		'+ log: EXT4-fs (vdb): not marked OK to use with test code, mount as ext4' \
+		'+ test: global.the_compat_type_mounts_the_flagged_image_and_warns ok' \
+		'- test: global.the_compat_type_mounts_the_flagged_image_and_warns skip'; do
+		[[ "$output" == *"minimal: differs from packaged/canned: $line"* ]] || { echo "not named: $line"; return 1; }
+	done
+}
+
+@test "observations: the main boot's log is the guest's copy of the whole kernel log, ext4's INFO lines with it" {
+	local want='log: EXT4-fs (vda): mounted filesystem with ordered data mode. Quota mode: disabled.'
+	run observe_main_log "$CANNED/console-good.log"
+	[ "$status" -eq 0 ]
+	grep -qxF "$want" <<<"$output"
+	# What the console shows outside the copy (loglevel 5) lacks it.
+	sed "/^$BT_KLOG_BEGIN/,/^$BT_KLOG_END/d" "$CANNED/console-good.log" >"$BATS_TEST_TMPDIR/console"
+	run observe_log_lines "$BATS_TEST_TMPDIR/console" log
+	run ! grep -qxF "$want" <<<"$output"
+}
+
+@test "observations: a copy of the kernel log cut short is itself an unlisted difference" {
+	observe_kernel_log "$CANNED/console-good.log" >"$BATS_TEST_TMPDIR/whole"
+	# A line the console printed in between is no part of the copy.
+	awk -v b="$BT_KLOG_BEGIN" '{ print } index($0, b) == 1 { print "[    9.999999] random: stray console line\r" }' \
+		"$CANNED/console-good.log" >"$BATS_TEST_TMPDIR/stray.log"
+	observe_kernel_log "$BATS_TEST_TMPDIR/stray.log" | cmp - "$BATS_TEST_TMPDIR/whole"
+	# One line of the copy lost on the way.
+	awk -v b="$BT_KLOG_BEGIN" 'index($0, b) == 1 { print; getline; next } { print }' \
+		"$CANNED/console-good.log" >"$BATS_TEST_TMPDIR/cut.log"
+	run observe_kernel_log "$BATS_TEST_TMPDIR/cut.log"
+	[ "$status" -eq 1 ]
+	run observe_main_log "$BATS_TEST_TMPDIR/cut.log"
+	[ "$output" = "bisect-tests: no complete copy of the kernel log from the guest on $BATS_TEST_TMPDIR/cut.log
+$BT_OBSERVE_INCOMPLETE" ]
+	run ! observe_allowed builtin 4 "+ $BT_OBSERVE_INCOMPLETE"
+}
+
+@test "the guest's copy of the kernel log, printed on the host, reads back whole and without levels" {
+	dmesg >/dev/null 2>&1 || skip "this host's kernel log cannot be read (klogctl needs CAP_SYSLOG)"
+	"$(guest_program)" --print kernel-log >"$BATS_TEST_TMPDIR/klog"
+	observe_kernel_log "$BATS_TEST_TMPDIR/klog" >"$BATS_TEST_TMPDIR/lines"
+	[ "$(grep -c '' "$BATS_TEST_TMPDIR/lines")" = "$(sed -n "s/^$BT_KLOG_END//p" "$BATS_TEST_TMPDIR/klog")" ]
+	[ "$(grep -c '^<[0-9]*>' "$BATS_TEST_TMPDIR/klog")" -gt 0 ]
+	run ! grep -q '^<[0-9]*>' "$BATS_TEST_TMPDIR/lines"
+}
+
+@test "canned: tests.list is what the guest program lists" {
+	"$(guest_program)" --list >"$BATS_TEST_TMPDIR/tests.list"
+	diff -u "$CANNED/tests.list" "$BATS_TEST_TMPDIR/tests.list"
+}
+
+@test "canned: expect-builtin is the /expect that console-good.log's guest echoed: one run" {
+	tr -d '\r' <"$CANNED/console-good.log" | sed -n 's/^# ext4-checks: expect //p' >"$BATS_TEST_TMPDIR/echoed"
+	[ -s "$BATS_TEST_TMPDIR/echoed" ]
+	diff -u "$CANNED/expect-builtin" "$BATS_TEST_TMPDIR/echoed"
+}
+
+@test "canned: the consoles, list and expect are what ci/canned/regenerate makes of that run" {
+	local f run=$BATS_TEST_TMPDIR/run out=$BATS_TEST_TMPDIR/out
+	mkdir -p "$run" "$out"
+	cp "$CANNED/console-good.log" "$run/console.log"
+	cp "$CANNED/tests.list" "$run/tests.list"
+	cp "$CANNED/expect-builtin" "$run/expect"
+	"$CANNED/regenerate" --into "$out" "$run"
+	for f in console-good.log tests.list expect-builtin console-hang.log console-guest-fail.log; do
+		cmp "$CANNED/$f" "$out/$f"
+	done
+}
+
+# Prints each malformed line of compat-differences $1, with why.
+compat_differences_malformed() {
+	local c variants steps line n=0 v kinds names
+	declare -A kind=()
+	while read -r v kinds; do
+		kind[$v]=${kinds%% *}
+	done < <("$BT/run" --list-variants)
+	while IFS='|' read -r c variants steps line _; do
+		n=$((n + 1))
+		c=${c%% } variants=${variants// /} steps=${steps// /}
+		[[ -z "$c" || "$c" == \#* ]] && continue
+		[ -n "$line" ] || { echo "$n: fewer than five fields"; continue; }
+		[[ "$steps" =~ ^[0-4](,[0-4])*$ ]] || echo "$n: steps '$steps' are not a list of 0..4"
+		case $c in
+		config-packaged | defconfig)
+			[ "$variants" = - ] || echo "$n: a $c line names its config in its label: variants '-', not '$variants'" ;;
+		config-gained | config-shape | packaged)
+			IFS=, read -ra names <<<"$variants"
+			for v in "${names[@]}"; do
+				case $c:${kind[$v]:-none} in
+				config-gained:kconfig | config-shape:kconfig | packaged:built | packaged:carried) ;;
+				*) echo "$n: '$v' is no variant a $c line can be about" ;;
+				esac
+			done
+			[ -n "$variants" ] && [ "$variants" != - ] || echo "$n: a $c line names no variant" ;;
+		*) echo "$n: unknown check '$c'" ;;
+		esac
+	done <"$1"
+}
+
+@test "compat-differences: every line names its check, the variants that may show it, and its steps" {
+	run compat_differences_malformed "$BT/compat-differences"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	# A line without its variants, as the file had them before: caught.
+	printf '%s\n' 'packaged | 2,3,4 | + fs: ext3 ext2 ext4 ext4dev | why' \
+		'packaged | * | 4 | + fs: ext3 ext2 ext4 ext4dev | why' >"$BATS_TEST_TMPDIR/old"
+	run compat_differences_malformed "$BATS_TEST_TMPDIR/old"
+	[[ "$output" == *"1: steps '+fs:ext3ext2ext4ext4dev' are not a list of 0..4"* ]]
+	[[ "$output" == *"2: '*' is no variant a packaged line can be about"* ]]
+}
