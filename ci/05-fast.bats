@@ -201,35 +201,66 @@ declare_base() {
 	[ "$(grep -c '^/' "$argv")" -eq 3 ]
 }
 
-# README's claims name the tests that back them: ci/<file> «test name».
-# Every «...» in README, with its ci/<file>.bats when it has one.
-readme_quoted() {
-	tr '\n' ' ' <"$REPO/README.md" | tr -s ' ' | grep -oE '(ci/[0-9a-z-]+\.bats )?«[^»]*»'
+# The docs' claims name the tests that back them: ci/<file> «test name».
+# The pages: README and docs/*.md.
+doc_pages() {
+	printf '%s\n' "$REPO/README.md" "$REPO"/docs/*.md
 }
 
-readme_refs() {
-	readme_quoted | grep '^ci/'
+# Every «...» in the pages, with its ci/<file>.bats when it has one; a
+# page's lines are joined, so a name may be wrapped.
+docs_quoted() {
+	local page
+	while IFS= read -r page; do
+		tr '\n' ' ' <"$page" | tr -s ' ' | grep -oE '(ci/[0-9a-z-]+\.bats )?«[^»]*»'
+	done < <(doc_pages)
 }
 
-@test "README: every faults row and every exit code names a test, every test is named with its file, and every named test exists" {
-	local ref file name row bad=0
+docs_refs() {
+	docs_quoted | grep '^ci/'
+}
+
+# The names of the tests in .bats file $1, as bats reads them (\" is ").
+test_names() {
+	sed -n 's/^@test "\(.*\)" {$/\1/p' "$1" | sed 's/\\"/"/g'
+}
+
+# The rows of the faults table (docs/faults.md), its header aside.
+faults_rows() {
+	grep '^| ' "$REPO/docs/faults.md" | grep -v '^| fault or bad input'
+}
+
+# Each exit code's item in the pages ("- `N` ..." and its indented lines),
+# as one line, its lines joined by a space.
+exit_code_items() {
+	awk '/^- `(0|1|125|128|130|143)`/ { if (b) print b; b = $0; next }
+		b && /^  / { sub(/^ +/, ""); b = b " " $0; next } b { print b; b = "" } END { if (b) print b }' "$@"
+}
+
+@test "README and docs/: every faults row and every exit code names a test, every test is named with its file, and every named test exists" {
+	local ref file name row pages=() bad=0
+	mapfile -t pages < <(doc_pages)
+	[ -f "$REPO/docs/faults.md" ]
+	[ -f "$REPO/docs/tester.md" ]
 	# A name without its file would escape the check that it exists; the
 	# one allowed is the form's own description, ci/<file> «test name».
 	while IFS= read -r ref; do
 		[[ "$ref" == ci/* || "$ref" == '«test name»' ]] || { echo "a test named without its ci/<file>.bats: $ref"; bad=1; }
-	done < <(readme_quoted)
+	done < <(docs_quoted)
+	[ "$(faults_rows | wc -l)" -gt 30 ]
 	while IFS= read -r row; do
 		[[ "$row" == *'ci/'*'.bats «'* ]] || { echo "faults row without a test: $row"; bad=1; }
-	done < <(sed -n '/^## Faults and bad input/,$p' "$REPO/README.md" | grep '^| ' | grep -v '^| fault or bad input')
+	done < <(faults_rows)
+	# Every code bisect-tests/run exits with has its item, and each names a test.
+	[ "$(exit_code_items "${pages[@]}" | cut -d'`' -f2 | sort -n | tr '\n' ' ')" = "0 1 125 128 130 143 " ]
 	while IFS= read -r row; do
 		[[ "$row" == *'ci/'*'.bats «'* ]] || { echo "exit code without a test: $row"; bad=1; }
-	done < <(awk '/^- `(0|125|128|130)`/ { if (b) print b; b = $0; next }
-		b && /^  / { b = b " " $0; next } b { print b; b = "" }' "$REPO/README.md")
-	[ "$(readme_refs | wc -l)" -gt 30 ]
+	done < <(exit_code_items "${pages[@]}")
+	[ "$(docs_refs | wc -l)" -gt 30 ]
 	while IFS= read -r ref; do
 		file=${ref%% «*} name=${ref#* «} name=${name%»}
-		grep -qF "@test \"$name\"" "$REPO/$file" || { echo "no such test: $ref"; bad=1; }
-	done < <(readme_refs)
+		[ -f "$REPO/$file" ] && test_names "$REPO/$file" | grep -qxF -- "$name" || { echo "no such test: $ref"; bad=1; }
+	done < <(docs_refs)
 	[ "$bad" = 0 ]
 }
 
