@@ -38,15 +38,15 @@ run_dir() {
 	printf '%s/runs/%s\n' "$KBRANCH_WORK" "$1"
 }
 
-# The variant registry (configs/variants) as "name kind reference" lines,
-# in its order; with kinds given, only those.
+# The variant registry (configs/variants) as "name kind reference traits"
+# lines, in its order; with kinds given, only those.
 variant_registry() {
-	local name kind ref _
-	while IFS='|' read -r name kind ref _; do
-		name=${name// /} kind=${kind// /} ref=${ref// /}
+	local name kind ref traits _
+	while IFS='|' read -r name kind ref traits _; do
+		name=${name// /} kind=${kind// /} ref=${ref// /} traits=${traits// /}
 		[[ -z "$name" || "$name" == \#* ]] && continue
 		if [ "$#" -eq 0 ] || [[ " $* " == *" $kind "* ]]; then
-			printf '%s %s %s\n' "$name" "$kind" "$ref"
+			printf '%s %s %s %s\n' "$name" "$kind" "$ref" "${traits:--}"
 		fi
 	done <"$BT_DIR/configs/variants"
 }
@@ -58,4 +58,30 @@ variants_of() {
 	while read -r name _; do
 		printf '%s\n' "$name"
 	done < <(variant_registry "$@")
+}
+
+# Field $2 (kind, reference or traits) of variant $1's registry line.
+variant_field() {
+	local name kind ref traits
+	while read -r name kind ref traits; do
+		[ "$name" = "$1" ] || continue
+		case $2 in
+		kind) printf '%s\n' "$kind" ;;
+		reference) printf '%s\n' "$ref" ;;
+		traits) printf '%s\n' "$traits" ;;
+		esac
+		return 0
+	done < <(variant_registry)
+	return 1
+}
+
+# Has variant $1 trait $2?
+variant_has() {
+	[[ ",$(variant_field "$1" traits)," == *",$2,"* ]]
+}
+
+# Does variant $1 build ext4 as a module?  Read from its .config, where a
+# tester's config says it as well as ours.
+variant_is_modular() {
+	[ "$(config_value "$(used_symbol fs)" "$(build_dir "$1")/.config")" = m ]
 }

@@ -70,19 +70,19 @@ config_keep() {
 	cp "$config" "$dir/$key.config.tmp.$$" && mv "$dir/$key.config.tmp.$$" "$dir/$key.config"
 }
 
-# The oldconfig variant is a tester's own .config (KBRANCH_OLDCONFIG, made
-# at an earlier commit) taken through "make olddefconfig", nothing else.
+# A carried variant is a tester's own .config (KBRANCH_OLDCONFIG, made at
+# an earlier commit) taken through "make olddefconfig", nothing else.
 config_generate_old() {
-	local bdir rdir scratch key
-	bdir=$(build_dir oldconfig)
-	rdir=$(run_dir oldconfig)
+	local variant=$1 bdir rdir scratch key
+	bdir=$(build_dir "$variant")
+	rdir=$(run_dir "$variant")
 	scratch=$bdir/bisect-tests.config
-	[ -f "${KBRANCH_OLDCONFIG:-}" ] || die_setup "the oldconfig variant needs KBRANCH_OLDCONFIG, a .config to carry"
+	[ -f "${KBRANCH_OLDCONFIG:-}" ] || die_setup "the $variant variant needs KBRANCH_OLDCONFIG, a .config to carry"
 	mkdir -p "$bdir"
 	key=$(config_key "$KBRANCH_OLDCONFIG")
 	if ! config_cached "$key" "$scratch" "$rdir/config.log"; then
 		cp "$KBRANCH_OLDCONFIG" "$scratch"
-		logged "$rdir/config.log" kmake oldconfig KCONFIG_CONFIG="$scratch" olddefconfig || return 1
+		logged "$rdir/config.log" kmake "$variant" KCONFIG_CONFIG="$scratch" olddefconfig || return 1
 		config_keep "$key" "$scratch"
 	fi
 	cmp -s "$scratch" "$bdir/.config" || cp "$scratch" "$bdir/.config"
@@ -92,7 +92,7 @@ config_generate_old() {
 # so an identical config never costs a rebuild.
 config_generate() {
 	local variant=$1 bdir rdir scratch log key
-	[ "$variant" != oldconfig ] || { config_generate_old; return; }
+	[ "$(variant_field "$variant" kind)" != carried ] || { config_generate_old "$variant"; return; }
 	bdir=$(build_dir "$variant")
 	rdir=$(run_dir "$variant")
 	scratch=$bdir/bisect-tests.config
@@ -148,7 +148,8 @@ config_check_used() {
 config_check() {
 	local variant=$1 config want have symbol line bad=0
 	config_check_used "$variant" || bad=1
-	[ "$variant" != oldconfig ] || return "$bad"
+	# A carried config is the tester's: only what the commit builds from is checked.
+	[ "$(variant_field "$variant" kind)" != carried ] || return "$bad"
 	config=$(build_dir "$variant")/.config
 	while IFS= read -r line; do
 		case $line in

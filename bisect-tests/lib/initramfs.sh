@@ -79,7 +79,7 @@ initramfs_build() {
 		die_setup "$variant: the guest program does not compile (static libc missing?): $(grep -m1 -E 'error|cannot find' "$rdir/initramfs.log")"
 	"$rdir/init" --list >"$rdir/tests.list" || return 1
 	initramfs_expect "$variant" >"$rdir/expect"
-	if [ "$variant" = module ]; then
+	if variant_is_modular "$variant"; then
 		modroot=$rdir/modules
 		build_modules_install "$variant" "$modroot" || return 1
 	fi

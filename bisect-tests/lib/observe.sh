@@ -83,7 +83,7 @@ observe_write() {
 				"$(rootboot_observed "$rdir/root-${console%.console}.console" | sed 's/ order=.*//; s/^type=//')"
 		done
 		ko=$(build_dir "$v")/fs/ext4/$(expect module).ko
-		if [ "$v" = module ] && [ -f "$ko" ]; then
+		if variant_is_modular "$v" && [ -f "$ko" ]; then
 			modinfo -F alias "$ko" | sed 's/^/alias: /'
 		fi
 	} | sort -u >"$rdir/observed.txt"

@@ -21,12 +21,43 @@ variant_registry() {
 # shellcheck disable=SC2034 # read by cmd/verify and cmd/results
 mapfile -t KBRANCH_VARIANTS < <(variant_registry | cut -d' ' -f1)
 
+# Field $2 (kind, reference or traits) of variant $1, from the registry's
+# "name kind reference traits" lines.
+variant_field() {
+	local name kind reference traits
+	while read -r name kind reference traits; do
+		[ "$name" = "$1" ] || continue
+		case $2 in
+		kind) printf '%s\n' "$kind" ;;
+		reference) printf '%s\n' "$reference" ;;
+		traits) printf '%s\n' "$traits" ;;
+		esac
+		return 0
+	done <<<"$KBRANCH_REGISTRY"
+	return 1
+}
+
 # The packaged reference variant $1 is compared with ("-": none).
 variant_reference() {
-	local name reference
-	while read -r name _ reference; do
-		[ "$name" != "$1" ] || { printf '%s\n' "$reference"; return 0; }
-	done <<<"$KBRANCH_REGISTRY"
+	variant_field "$1" reference
+}
+
+variant_kind() {
+	variant_field "$1" kind
+}
+
+# Has variant $1 trait $2 (configs/variants)?
+variant_has() {
+	[[ ",$(variant_field "$1" traits)," == *",$2,"* ]]
+}
+
+# The config a kconfig variant carries: its source= trait.
+variant_source() {
+	local trait
+	for trait in $(variant_field "$1" traits | tr ',' ' '); do
+		[[ "$trait" != source=* ]] || { printf '%s\n' "${trait#source=}"; return 0; }
+	done
+	return 1
 }
 
 # The version of the tests: a hash of everything under bisect-tests/,
