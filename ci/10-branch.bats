@@ -190,7 +190,8 @@ load helpers
 
 @test "shell scripts pass shellcheck" {
 	run shellcheck -x "$KBRANCH" "$REPO"/branch-scripts/lib/*.sh "$REPO"/branch-scripts/cmd/* "$REPO"/branch-scripts/lib/patatt "$REPO"/branch-scripts/lib/get-maintainer \
-		"$REPO"/ci/test "$REPO"/ci/timing-table "$REPO"/.ci/run "$REPO"/bisect-tests/run "$REPO"/bisect-tests/lib/*.sh
+		"$REPO"/ci/test "$REPO"/ci/timing-table "$REPO"/.ci/run "$REPO"/bisect-tests/run "$REPO"/bisect-tests/lib/*.sh \
+		"$REPO"/bisect-tests/debian/make-image "$REPO"/ci/canned/regenerate
 	echo "$output"
 	[ "$status" -eq 0 ]
 }

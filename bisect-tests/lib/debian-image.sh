@@ -33,8 +33,10 @@ DEBIAN_ROOT_UUID=6b3e0f3a-28a1-4c1e-9d2b-0e4d5e7a1c28
 # boot as the first and prompt on the console (systemd-firstboot).
 DEBIAN_MACHINE_ID=4b6272616e63682d64656269616e3132
 
+# To the stderr the build started with: a trap may run while a step's
+# output goes to the log.
 debian_die() {
-	die_setup "debian image: $*"
+	die_setup "debian image: $*" 2>&"${DEBIAN_STDERR:-2}"
 }
 
 debian_cache() {
@@ -75,8 +77,9 @@ debian_host_sources() {
 
 # A private apt setup for resolving: the host's lists for the Debian
 # archives only, nothing installed, no host pinning, no Recommends (as
-# mmdebstrap installs).  Its cache is kept to spare the next run the
-# parsing.
+# mmdebstrap installs).  Its binary cache is kept, even where the host's
+# apt config turns it off (Docker's docker-clean does), to spare the next
+# run 2 s of parsing.
 debian_apt_setup() {
 	DEBIAN_APT=$(debian_cache)/apt
 	mkdir -p "$DEBIAN_APT/empty" "$DEBIAN_APT/cache" 2>/dev/null ||
@@ -85,8 +88,13 @@ debian_apt_setup() {
 		debian_die "cannot write in $(debian_cache)"
 	[ -s "$DEBIAN_APT/sources.list.new" ] ||
 		debian_die "the host's apt sources name no Debian $DEBIAN_SUITE archive with lists (apt-get update?)"
-	mv "$DEBIAN_APT/sources.list.new" "$DEBIAN_APT/sources.list"
-	: >"$DEBIAN_APT/status"
+	# Rewritten only when changed: a newer file makes apt rebuild its cache.
+	if cmp -s "$DEBIAN_APT/sources.list.new" "$DEBIAN_APT/sources.list"; then
+		rm -f "$DEBIAN_APT/sources.list.new"
+	else
+		mv "$DEBIAN_APT/sources.list.new" "$DEBIAN_APT/sources.list"
+	fi
+	[ -e "$DEBIAN_APT/status" ] || : >"$DEBIAN_APT/status"
 }
 
 debian_apt() {
@@ -96,6 +104,7 @@ debian_apt() {
 		-o Dir::Etc::sourcelist="$DEBIAN_APT/sources.list" -o Dir::Etc::sourceparts="$DEBIAN_APT/empty" \
 		-o Dir::Etc::preferences="$DEBIAN_APT/empty/none" -o Dir::Etc::preferencesparts="$DEBIAN_APT/empty" \
 		-o Dir::State::status="$DEBIAN_APT/status" -o Dir::Cache="$DEBIAN_APT/cache" \
+		-o Dir::Cache::pkgcache=pkgcache.bin -o Dir::Cache::srcpkgcache= \
 		-o APT::Install-Recommends=false "$@"
 }
 
@@ -140,11 +149,13 @@ debian_image_ready() {
 # the custom variant adds nothing of its own.  mmdebstrap fetches its own
 # indexes from the same archives: a version the archive has dropped since
 # the host's lists were fetched fails here, never installs another one.
-# It runs in the background so that a signal reaches our trap at once.
+# It runs in the background so that a signal reaches our trap at once,
+# in a process group of its own so that the trap can stop its apt and
+# dpkg too: told alone, mmdebstrap finishes its current stage first.
 debian_mmdebstrap() {
 	local root=$1 resolved=$2 include
 	include=$(awk '{ printf "%s%s=%s", (NR > 1 ? "," : ""), $1, $2 }' <<<"$resolved")
-	mmdebstrap --mode=root --variant=custom --format=directory --include="$include" \
+	setsid mmdebstrap --mode=root --variant=custom --format=directory --include="$include" \
 		"$DEBIAN_SUITE" "$root" "$DEBIAN_APT/sources.list" &
 	DEBIAN_CHILD=$!
 	local status=0
@@ -191,23 +202,31 @@ debian_try() {
 	local what=$1
 	shift
 	logged "$DEBIAN_LOG" "$@" && return 0
-	debian_disk_full && debian_die "no space left in $KBRANCH_WORK while $what (the image needs about 1.5 GB; log: $DEBIAN_LOG)"
+	debian_disk_full && debian_die "no space left in $KBRANCH_WORK during $what (a build needs about 600 MB; log: $DEBIAN_LOG)"
 	debian_die "$what failed: $(debian_log_reason) (log: $DEBIAN_LOG)"
 }
 
+# ENOSPC from a tool, or apt's own check before it downloads.
 debian_disk_full() {
 	local avail
-	grep -q 'No space left on device' "$DEBIAN_LOG" 2>/dev/null && return 0
+	grep -qE "No space left on device|You don't have enough free space" "$DEBIAN_LOG" 2>/dev/null && return 0
 	avail=$(df -Pk "$KBRANCH_WORK" | awk 'NR == 2 { print $4 }')
 	[ "${avail:-0}" -lt 16384 ]
 }
 
-# apt's own error or failed fetch says more than mmdebstrap's summary of it.
+# apt's own error (a failed fetch, a version the archive lacks) says more
+# than mmdebstrap's summaries of it ("E: apt-get ... failed").  A pinned
+# version the archive no longer has means the host's lists are older
+# than the archive.
 debian_log_reason() {
 	local line
-	line=$(grep -m1 -E '^(E|W): (Failed to fetch|Unable to|Version|Package|Could not|Unable)' "$DEBIAN_LOG" ||
-		grep -m1 -E '^(E|W): |error|Error' "$DEBIAN_LOG" || tail -n 1 "$DEBIAN_LOG")
-	printf '%s\n' "${line:0:300}"
+	line=$(grep -E '^E: ' "$DEBIAN_LOG" | grep -m1 -vE '^E: (apt-get .* failed|apt download failed|mmdebstrap failed|Some index files failed)' ||
+		grep -m1 '^E: ' "$DEBIAN_LOG" || tail -n 1 "$DEBIAN_LOG")
+	line=${line:0:300}
+	case "$line" in
+	"E: Version '"*"' was not found"*) line="$line; the host's apt lists are older than the archive: apt-get update" ;;
+	esac
+	printf '%s\n' "$line"
 }
 
 # Remove a build that did not finish: stop mmdebstrap (it unmounts what it
@@ -216,7 +235,7 @@ debian_log_reason() {
 debian_discard() {
 	local dir=$1 mnt
 	if [ -n "${DEBIAN_CHILD:-}" ] && kill -0 "$DEBIAN_CHILD" 2>/dev/null; then
-		kill -TERM "$DEBIAN_CHILD" 2>/dev/null || true
+		kill -TERM -- "-$DEBIAN_CHILD" 2>/dev/null || true
 		wait "$DEBIAN_CHILD" 2>/dev/null || true # its status is the signal's: already being reported
 	fi
 	[ -d "$dir" ] || return 0
@@ -239,6 +258,7 @@ debian_build() {
 	local dest=$1 resolved=$2 tmp start=$SECONDS
 	tmp=$(debian_cache)/.build-$$
 	DEBIAN_TMP=$tmp
+	exec {DEBIAN_STDERR}>&2
 	trap 'debian_discard "$DEBIAN_TMP"' EXIT
 	trap 'debian_die "interrupted; nothing kept"' INT TERM HUP
 	mkdir -p "$tmp" "$(dirname "$DEBIAN_LOG")" 2>/dev/null || debian_die "cannot write in $(debian_cache)"
@@ -263,7 +283,8 @@ debian_write_key() {
 }
 
 # One image build at a time per work dir: a second waits, then finds the
-# first one's image in the cache.
+# first one's image in the cache.  mmdebstrap inherits the lock, so a
+# build whose front was killed outright still holds it until it ends.
 debian_lock() {
 	# The braces keep 2>/dev/null to the exec: alone, it would apply to
 	# the whole shell, and every later message would be lost.
@@ -284,6 +305,7 @@ debian_image() {
 	local names list=() resolved dir
 	debian_check_tools
 	names=$(debian_package_names) || exit "$?"
+	[ -n "$names" ] || debian_die "$DEBIAN_LIST names no package"
 	mapfile -t list <<<"$names"
 	debian_apt_setup
 	resolved=$(debian_resolve "${list[@]}") || exit "$?"

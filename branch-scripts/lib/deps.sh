@@ -26,6 +26,8 @@ KBRANCH_DEPS=(
 	ccache:ccache
 	distcc:distccd
 	curl:curl
+	# The Debian-machine guests: their image is made from Debian's packages.
+	mmdebstrap:mmdebstrap
 	# kbranch check's other architectures and its docs build.
 	gcc-aarch64-linux-gnu:aarch64-linux-gnu-gcc
 	gcc-powerpc64-linux-gnu:powerpc64-linux-gnu-gcc
