@@ -39,6 +39,8 @@ setup() {
 	source "$BT/lib/common.sh"
 	# shellcheck source=bisect-tests/lib/expect.sh
 	source "$BT/lib/expect.sh"
+	# shellcheck source=bisect-tests/lib/facts.sh
+	source "$BT/lib/facts.sh"
 	# shellcheck source=bisect-tests/lib/ktap.sh
 	source "$BT/lib/ktap.sh"
 	# shellcheck source=bisect-tests/lib/qemu.sh
@@ -48,6 +50,13 @@ setup() {
 	# shellcheck source=bisect-tests/lib/observe.sh
 	source "$BT/lib/observe.sh"
 	KBRANCH_WORK=$BATS_TEST_TMPDIR/work
+}
+
+# The facts (bisect-tests/lib/facts.sh) of console $1, made in the test's
+# directory; their path.
+facts_made() {
+	facts_of "$1" >"$BATS_TEST_TMPDIR/${1##*/}.facts"
+	printf '%s\n' "$BATS_TEST_TMPDIR/${1##*/}.facts"
 }
 
 declare_tip() {
@@ -95,38 +104,43 @@ canned_observation() {
 }
 
 @test "observations: the main boot's log is the guest's copy of the whole kernel log, ext4's INFO lines with it" {
-	local want='log: EXT4-fs (vda): mounted filesystem with ordered data mode. Quota mode: disabled.'
-	run observe_main_log "$CANNED/console-good.log"
+	local want='log: EXT4-fs (vda): mounted filesystem with ordered data mode. Quota mode: disabled.' facts
+	facts=$(facts_made "$CANNED/console-good.log")
+	run observe_main_log "$facts"
 	[ "$status" -eq 0 ]
 	grep -qxF "$want" <<<"$output"
 	# What the console shows outside the copy (loglevel 5) lacks it.
-	sed "/^$BT_KLOG_BEGIN/,/^$BT_KLOG_END/d" "$CANNED/console-good.log" >"$BATS_TEST_TMPDIR/console"
-	run observe_log_lines "$BATS_TEST_TMPDIR/console" log
+	run observe_log_lines "$facts" log
+	[ "$status" -eq 0 ]
 	run ! grep -qxF "$want" <<<"$output"
 }
 
 @test "observations: a copy of the kernel log cut short is itself an unlisted difference" {
-	observe_kernel_log "$CANNED/console-good.log" >"$BATS_TEST_TMPDIR/whole"
+	local begin="${BT_MARK}kernel log begin" cut
+	observe_kernel_log "$(facts_made "$CANNED/console-good.log")" >"$BATS_TEST_TMPDIR/whole"
 	# A line the console printed in between is no part of the copy.
-	awk -v b="$BT_KLOG_BEGIN" '{ print } index($0, b) == 1 { print "[    9.999999] random: stray console line\r" }' \
+	awk -v b="$begin" '{ print } index($0, b) == 1 { print "[    9.999999] random: stray console line\r" }' \
 		"$CANNED/console-good.log" >"$BATS_TEST_TMPDIR/stray.log"
-	observe_kernel_log "$BATS_TEST_TMPDIR/stray.log" | cmp - "$BATS_TEST_TMPDIR/whole"
+	observe_kernel_log "$(facts_made "$BATS_TEST_TMPDIR/stray.log")" | cmp - "$BATS_TEST_TMPDIR/whole"
 	# One line of the copy lost on the way.
-	awk -v b="$BT_KLOG_BEGIN" 'index($0, b) == 1 { print; getline; next } { print }' \
+	awk -v b="$begin" 'index($0, b) == 1 { print; getline; next } { print }' \
 		"$CANNED/console-good.log" >"$BATS_TEST_TMPDIR/cut.log"
-	run observe_kernel_log "$BATS_TEST_TMPDIR/cut.log"
+	cut=$(facts_made "$BATS_TEST_TMPDIR/cut.log")
+	run observe_kernel_log "$cut"
 	[ "$status" -eq 1 ]
-	run observe_main_log "$BATS_TEST_TMPDIR/cut.log"
-	[ "$output" = "bisect-tests: no complete copy of the kernel log from the guest on $BATS_TEST_TMPDIR/cut.log
+	run observe_main_log "$cut"
+	[ "$output" = "bisect-tests: no complete copy of the kernel log from the guest in $cut
 $BT_OBSERVE_INCOMPLETE" ]
 	run ! observe_allowed builtin 4 "+ $BT_OBSERVE_INCOMPLETE"
 }
 
 @test "the guest's copy of the kernel log, printed on the host, reads back whole and without levels" {
+	local facts
 	dmesg >/dev/null 2>&1 || skip "this host's kernel log cannot be read (klogctl needs CAP_SYSLOG)"
 	"$(guest_program)" --print kernel-log >"$BATS_TEST_TMPDIR/klog"
-	observe_kernel_log "$BATS_TEST_TMPDIR/klog" >"$BATS_TEST_TMPDIR/lines"
-	[ "$(grep -c '' "$BATS_TEST_TMPDIR/lines")" = "$(sed -n "s/^$BT_KLOG_END//p" "$BATS_TEST_TMPDIR/klog")" ]
+	facts=$(facts_made "$BATS_TEST_TMPDIR/klog")
+	observe_kernel_log "$facts" >"$BATS_TEST_TMPDIR/lines"
+	[ "$(grep -c '' "$BATS_TEST_TMPDIR/lines")" = "$(facts_get "$facts" klog-lines)" ]
 	[ "$(grep -c '^<[0-9]*>' "$BATS_TEST_TMPDIR/klog")" -gt 0 ]
 	run ! grep -q '^<[0-9]*>' "$BATS_TEST_TMPDIR/lines"
 }
@@ -137,7 +151,7 @@ $BT_OBSERVE_INCOMPLETE" ]
 }
 
 @test "canned: expect-builtin is the /expect that console-good.log's guest echoed: one run" {
-	tr -d '\r' <"$CANNED/console-good.log" | sed -n 's/^# ext4-checks: expect //p' >"$BATS_TEST_TMPDIR/echoed"
+	facts_get "$(facts_made "$CANNED/console-good.log")" expect >"$BATS_TEST_TMPDIR/echoed"
 	[ -s "$BATS_TEST_TMPDIR/echoed" ]
 	diff -u "$CANNED/expect-builtin" "$BATS_TEST_TMPDIR/echoed"
 }
@@ -152,6 +166,92 @@ $BT_OBSERVE_INCOMPLETE" ]
 	for f in console-good.log tests.list expect-builtin console-hang.log console-guest-fail.log; do
 		cmp "$CANNED/$f" "$out/$f"
 	done
+}
+
+# A console with one of everything the guest and the kernel print, CRLF
+# lines as QEMU's serial console gives them.
+every_kind_of_line() {
+	local m=$BT_MARK
+	printf '%s\r\n' 'SeaBIOS (version 1.16.2)' '[    0.000000] Linux version 6.1.0' \
+		"${m}begin" "${m}block filesystems=ext3 ext2 ext4 " "${m}expect compat=0" \
+		'TAP version 13' '#  RUN           global.skipped ...' \
+		'[    0.500000] EXT4-fs (vdd2): VFS: Can'"'"'t find ext4 filesystem' \
+		'ok 1 # SKIP compat=0: no compat type declared or configured' \
+		'#  RUN           global.failed ...' 'not ok 2 global.failed' \
+		'#  RUN           hostile_image.bad_magic.is_not_mounted_read_write ...' \
+		'ok 3 hostile_image.bad_magic.is_not_mounted_read_write' '# PASSED: 2 / 3 tests passed.' \
+		"${m}crash image not written: mount: No such device" "${m}kernel log begin" \
+		'<5>[    0.000000] Linux version 6.1.0' '[    0.600000] random: stray console line' \
+		'<3>[    0.500000] EXT4-fs (vdd2): VFS: Can'"'"'t find ext4 filesystem' \
+		"${m}kernel log end lines=2" "${m}end status=1" '[    0.700000] reboot: Restarting system' \
+		"${m}mount /proc: No such file or directory" "${m}root fstype=ext4"
+}
+
+@test "facts: a console is read once, in its order, each line into the record that names it" {
+	every_kind_of_line >"$BATS_TEST_TMPDIR/console"
+	facts_of "$BATS_TEST_TMPDIR/console" >"$BATS_TEST_TMPDIR/facts"
+	diff -u - "$BATS_TEST_TMPDIR/facts" <<-'FACTS'
+	kernel SeaBIOS (version 1.16.2)
+	kernel [    0.000000] Linux version 6.1.0
+	marker begin
+	fs ext3 ext2 ext4
+	expect compat=0
+	ktap TAP version 13
+	ktap #  RUN           global.skipped ...
+	kernel [    0.500000] EXT4-fs (vdd2): VFS: Can't find ext4 filesystem
+	ktap ok 1 # SKIP compat=0: no compat type declared or configured
+	test global.skipped skip compat=0: no compat type declared or configured
+	ktap #  RUN           global.failed ...
+	ktap not ok 2 global.failed
+	test global.failed fail
+	ktap #  RUN           hostile_image.bad_magic.is_not_mounted_read_write ...
+	ktap ok 3 hostile_image.bad_magic.is_not_mounted_read_write
+	test hostile_image.bad_magic.is_not_mounted_read_write ok
+	ktap # PASSED: 2 / 3 tests passed.
+	crash-failed mount: No such device
+	klog [    0.000000] Linux version 6.1.0
+	kernel [    0.600000] random: stray console line
+	klog [    0.500000] EXT4-fs (vdd2): VFS: Can't find ext4 filesystem
+	klog-lines 2
+	end status=1
+	kernel [    0.700000] reboot: Restarting system
+	note mount /proc: No such file or directory
+	root ext4
+	FACTS
+}
+
+@test "one parser: only lib/facts.sh matches what the guest prints, and only the guest reads /expect" {
+	run grep -rlF "$BT_MARK" "$BT/lib" "$BT/run"
+	[ "$output" = "$BT/lib/facts.sh" ]
+	# /expect is written (lib/initramfs.sh) and packed; the stages read the
+	# guest's echo of it.
+	run grep -rlE '(rdir|run)/expect\b' "$BT/lib" "$BT/run"
+	[ "$output" = "$BT/lib/initramfs.sh" ]
+}
+
+@test "hostile kinds: the images made are the guest program's hostile_image variants, a kind added there alone among them" {
+	local rdir=$BATS_TEST_TMPDIR/run more=$BATS_TEST_TMPDIR/more
+	# shellcheck source=bisect-tests/lib/images.sh
+	source "$BT/lib/images.sh"
+	mkdir -p "$rdir" "$more"
+	cp "$(guest_program)" "$rdir/init"
+	diff -u <("$rdir/init" --list | sed -n 's/^hostile_image\.\([^.]*\)\..*/\1/p' | sed '1i control') \
+		<(images_partitions "$rdir")
+	[ "$(images_hostile_expect "$rdir" | grep -c '^hostile_[a-z_]*=/dev/vd[d-z][1-4]$')" -eq 7 ]
+	images_hostile_expect "$rdir" | grep -qx 'control=/dev/vdd1'
+	# One more variant in the C program, and nothing else.
+	sed '/^FIXTURE_VARIANT_ADD(hostile_image, bad_magic)/i FIXTURE_VARIANT_ADD(hostile_image, zeroed_super) {\n\t.err = EINVAL,\n\t.msg = "VFS: Can'"'"'t find ext4 filesystem",\n};\n' \
+		"$BT/guest/ext4-checks.c" >"$more/ext4-checks.c"
+	gcc -static -O2 -Wall -I"$HARNESS" -o "$more/init" "$more/ext4-checks.c"
+	"$more/init" --list | grep -qx 'hostile_image.zeroed_super.is_not_mounted_read_write'
+	images_partitions "$more" | grep -qx zeroed_super
+	images_hostile_expect "$more" | grep -qx 'hostile_zeroed_super=/dev/vdd2'
+	[ "$(images_hostile_disks "$more")" -eq 3 ]
+	[ "$(images_hostile_disks "$rdir")" -eq 2 ]
+	# This file cannot damage an image that way yet: making it says so.
+	run images_hostile "$more/hostile-zeroed_super.img" zeroed_super "$more/images.log"
+	[ "$status" -eq 1 ]
+	[ "$output" = "bisect-tests: images: the guest's hostile kind zeroed_super has no images_damage_zeroed_super in lib/images.sh" ]
 }
 
 # Prints each malformed line of compat-differences $1, with why.

@@ -18,6 +18,8 @@ setup() {
 	source "$BT/lib/setup.sh"
 	# shellcheck source=bisect-tests/lib/build.sh
 	source "$BT/lib/build.sh"
+	# shellcheck source=bisect-tests/lib/facts.sh
+	source "$BT/lib/facts.sh"
 	# shellcheck source=bisect-tests/lib/qemu.sh
 	source "$BT/lib/qemu.sh"
 	# shellcheck source=bisect-tests/lib/ktap.sh
@@ -31,6 +33,13 @@ setup() {
 	# What the series changes, as build_series_files would find it.
 	BT_SERIES_FILES=$(printf '%s\n' fs/Kconfig fs/Makefile fs/ext4/Kconfig fs/ext4/Makefile \
 		fs/ext4/acl.h fs/ext4/super.c scripts/selinux/mdp/mdp.c arch/arm64/configs/defconfig)
+}
+
+# The facts (bisect-tests/lib/facts.sh) of canned console $1, made in the
+# test's directory; their path.
+canned_facts() {
+	facts_of "$CANNED/$1" >"$BATS_TEST_TMPDIR/$1.facts"
+	printf '%s\n' "$BATS_TEST_TMPDIR/$1.facts"
 }
 
 # Declare the tip of the series, as bisect-tests/expectations does.
@@ -96,15 +105,15 @@ declare_base() {
 }
 
 @test "a console that reaches the guest's end marker is no boot failure" {
-	[ -z "$(qemu_failure 0 "$CANNED/console-good.log")" ]
+	[ -z "$(qemu_failure 0 "$(canned_facts console-good.log)")" ]
 }
 
 @test "a boot that times out is a hang" {
-	[[ "$(qemu_failure 124 "$CANNED/console-hang.log")" == "hung: "* ]]
+	[[ "$(qemu_failure 124 "$(canned_facts console-hang.log)")" == "hung: "* ]]
 }
 
 @test "a kernel panic is named with its line" {
-	[[ "$(qemu_failure 0 "$CANNED/console-panic.log")" == "kernel panic: "*"Kernel panic"* ]]
+	[[ "$(qemu_failure 0 "$(canned_facts console-panic.log)")" == "kernel panic: "*"Kernel panic"* ]]
 }
 
 @test "QEMU that never starts the kernel (KVM unavailable) is a setup problem, not a verdict" {
@@ -114,21 +123,19 @@ declare_base() {
 }
 
 @test "guest checks: all ok passes; one not ok fails; a run cut short fails" {
-	ktap_guest "$CANNED/console-good.log" >"$BATS_TEST_TMPDIR/good.ktap"
-	ktap_guest_ok "$BATS_TEST_TMPDIR/good.ktap"
-	ktap_guest "$CANNED/console-guest-fail.log" >"$BATS_TEST_TMPDIR/fail.ktap"
-	run ktap_guest_ok "$BATS_TEST_TMPDIR/fail.ktap"
+	ktap_guest_ok "$(canned_facts console-good.log)"
+	run ktap_guest_ok "$(canned_facts console-guest-fail.log)"
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"guest check failed: not ok"* ]]
-	ktap_guest "$CANNED/console-hang.log" >"$BATS_TEST_TMPDIR/short.ktap"
-	run ktap_guest_ok "$BATS_TEST_TMPDIR/short.ktap"
+	run ktap_guest_ok "$(canned_facts console-hang.log)"
 	[ "$status" -eq 1 ]
+	[[ "$output" == *"guest checks did not complete: "* ]]
 }
 
 @test "root probe: the packaged kernel's behaviour at the tip is good" {
 	declare_tip
 	local seen
-	seen=$(rootboot_observed "$CANNED/root-testfs-ext4.console")
+	seen=$(rootboot_observed "$(canned_facts root-testfs-ext4.console)")
 	[ "$seen" = "type=ext4 order=ext3,ext2,ext4,ext4dev lines=none" ]
 	rootboot_judge testfs "$seen" 1
 }
@@ -136,7 +143,7 @@ declare_base() {
 @test "root probe: ext4dev registered before ext4 mounts a test_fs root as ext4dev, and is bad" {
 	declare_tip
 	local seen
-	seen=$(rootboot_observed "$CANNED/root-testfs-v1-tip.console")
+	seen=$(rootboot_observed "$(canned_facts root-testfs-v1-tip.console)")
 	[[ "$seen" == "type=ext4dev order=ext3,ext2,ext4dev,ext4 lines=deprecated" ]]
 	run rootboot_judge testfs "$seen" 1
 	[ "$status" -eq 1 ]
@@ -148,7 +155,7 @@ declare_base() {
 @test "root probe: an ext2 root the base cannot mount is bad" {
 	declare_base
 	local seen
-	seen=$(rootboot_observed "$CANNED/root-ext2-v1-base.console")
+	seen=$(rootboot_observed "$(canned_facts root-ext2-v1-base.console)")
 	[[ "$seen" == "type=none "* ]]
 	run rootboot_judge ext2 "$seen" 0
 	[ "$status" -eq 1 ]
@@ -184,6 +191,10 @@ declare_base() {
 	# shellcheck source=bisect-tests/lib/images.sh
 	source "$BT/lib/images.sh"
 	mkdir -p "$bin" "$(run_dir builtin)"
+	# A guest program that names five hostile kinds: two hostile disks.
+	printf '#!/bin/sh\n[ "$*" = "--print hostile-kinds" ] && printf "k%%s\\n" 1 2 3 4 5\n' >"$(run_dir builtin)/init"
+	chmod +x "$(run_dir builtin)/init"
+	[ "$(images_hostile_disks "$(run_dir builtin)")" -eq 2 ]
 	# A stand-in that records its command line: what QEMU would be given;
 	# it prints a firmware banner, as a QEMU that started does.
 	printf '#!/bin/sh\nprintf "%%s\\n" "$@" >>"%s"\necho SeaBIOS\n' "$argv" >"$bin/qemu-system-x86_64"
@@ -192,7 +203,7 @@ declare_base() {
 	PATH=$bin:$PATH qemu_boot_root builtin "$(run_dir builtin)/root-ext4.img" "$(run_dir builtin)/root.console"
 	grep -qx -- '-nic' "$argv"
 	[ "$(grep -cx -- 'none' "$argv")" -eq 2 ]
-	[ "$(grep -c '^file=' "$argv")" -eq $((3 + $(images_hostile_disks) + 1)) ]
+	[ "$(grep -c '^file=' "$argv")" -eq $((3 + 2 + 1)) ]
 	while IFS= read -r f; do
 		[[ "$f" == "file=$(run_dir builtin)/"* ]] || { echo "outside the run dir: $f"; return 1; }
 	done < <(grep '^file=' "$argv")
@@ -265,25 +276,43 @@ exit_code_items() {
 }
 
 @test "pinned test list: every test once, and only the skips /expect explains" {
-	# shellcheck source=bisect-tests/lib/observe.sh
-	source "$BT/lib/observe.sh"
-	ktap_guest "$CANNED/console-good.log" >"$BATS_TEST_TMPDIR/good.ktap"
-	ktap_pinned "$BATS_TEST_TMPDIR/good.ktap" "$CANNED/tests.list" "$CANNED/expect-builtin"
+	local good
+	good=$(canned_facts console-good.log)
+	ktap_pinned "$good" "$CANNED/tests.list"
 	# A test that never reported.
-	grep -v 'global.the_guest_has_no_network' "$BATS_TEST_TMPDIR/good.ktap" >"$BATS_TEST_TMPDIR/missing.ktap"
-	run ktap_pinned "$BATS_TEST_TMPDIR/missing.ktap" "$CANNED/tests.list" "$CANNED/expect-builtin"
+	grep -v 'global.the_guest_has_no_network' "$good" >"$BATS_TEST_TMPDIR/missing"
+	run ktap_pinned "$BATS_TEST_TMPDIR/missing" "$CANNED/tests.list"
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"guest test global.the_guest_has_no_network: reported 0 times, want once"* ]]
 	# With the compat type configured, its tests may not skip.
-	sed 's/^compat=0$/compat=1/' "$CANNED/expect-builtin" >"$BATS_TEST_TMPDIR/expect"
-	run ktap_pinned "$BATS_TEST_TMPDIR/good.ktap" "$CANNED/tests.list" "$BATS_TEST_TMPDIR/expect"
+	sed 's/^expect compat=0$/expect compat=1/' "$good" >"$BATS_TEST_TMPDIR/compat"
+	run ktap_pinned "$BATS_TEST_TMPDIR/compat" "$CANNED/tests.list"
 	[ "$status" -eq 1 ]
-	[[ "$output" == *"guest test global.the_compat_type_mounts_the_flagged_image_and_warns was skipped, which /expect does not explain"* ]]
+	[[ "$output" == *"guest test global.the_compat_type_mounts_the_flagged_image_and_warns was skipped, which /expect does not explain (SKIP compat=0: "* ]]
 	# A test the program does not have.
 	grep -v 'global.the_guest_has_no_network' "$CANNED/tests.list" >"$BATS_TEST_TMPDIR/tests.list"
-	run ktap_pinned "$BATS_TEST_TMPDIR/good.ktap" "$BATS_TEST_TMPDIR/tests.list" "$CANNED/expect-builtin"
+	run ktap_pinned "$good" "$BATS_TEST_TMPDIR/tests.list"
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"guest test global.the_guest_has_no_network is not in the program's list"* ]]
+}
+
+@test "a skip is allowed only where the guest's /expect says what its reason names: a feature absent (0 or none)" {
+	local good
+	good=$(canned_facts console-good.log)
+	# The canned run skips, each naming its /expect line.
+	[ "$(grep -c '^test [^ ]* skip [a-z_]*=[a-z0-9]*: ' "$good")" -ge 2 ]
+	# A reason naming a line /expect does not have; a line of /expect
+	# that says a feature is there; no line at all.
+	for why in 'compat=1: no compat type' 'acl=1: no POSIX ACLs' 'no compat type declared or configured' ''; do
+		sed "s/^\(test global.the_compat_type_mounts_the_flagged_image_and_warns skip\).*/\1${why:+ $why}/" \
+			"$good" >"$BATS_TEST_TMPDIR/facts"
+		run ktap_pinned "$BATS_TEST_TMPDIR/facts" "$CANNED/tests.list"
+		[ "$status" -eq 1 ]
+		[[ "$output" == *"guest test global.the_compat_type_mounts_the_flagged_image_and_warns was skipped, which /expect does not explain"* ]]
+	done
+	# The rule alone, on the canned run's /expect.
+	ktap_skip_explained "$good" 'compat=0: no compat type'
+	run ! ktap_skip_explained "$good" 'module=ext4: built in'
 }
 
 @test "configs at the tip against the packaged form: a listed difference passes, any other is printed and bad" {

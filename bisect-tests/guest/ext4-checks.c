@@ -14,9 +14,13 @@
  *
  * Disks: /dev/vda is an ext4 image with the test_fs flag, /dev/vdb one
  * without, /dev/vdc the crash image; the damaged (hostile) images follow,
- * named in /expect.  The files and xattrs left on /dev/vda and the pattern
- * fsynced to /dev/vdc are read back by the host, so their names and
- * contents are part of the contract with it.
+ * one per variant of the hostile_image fixture, each named in /expect.
+ * The files and xattrs left on /dev/vda and the pattern fsynced to
+ * /dev/vdc are read back by the host, so their names and contents are part
+ * of the contract with it.
+ *
+ * Its own lines on the console start with MARK; the host reads them, and
+ * the harness's KTAP, in one place (lib/facts.sh).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -46,9 +50,10 @@
 #define MNT		"/mnt"
 #define PATTERN_LINES	2000
 #define CRASH_LINES	8192
-#define HOSTILE_MAX	16
 #define EXPECT_LINE	128
+#define EXPECT_LINES	32
 #define DENIED_UID	1000
+#define MARK		"# ext4-checks: "
 
 /* syslog(2) actions; glibc's <sys/klog.h> does not name them. */
 #define SYSLOG_ACTION_READ_ALL		3
@@ -64,19 +69,6 @@
 #define ACL_TAG_OTHER		0x20
 #define ACL_NO_ID		0xffffffffu
 
-/*
- * A damaged image: "hostile_<kind>=<device> <errno> <message>" in /expect:
- * mount(2) must fail with <errno> and the kernel log must carry
- * "EXT4-fs (<device name>): <message>...", or, for errno 0 and message
- * "read-only", the image must mount read-only.
- */
-struct hostile {
-	char kind[EXPECT_LINE];
-	char dev[16];
-	int err;
-	char msg[EXPECT_LINE];
-};
-
 struct expect {
 	char fstype[16];	/* main filesystem type */
 	char module[16];	/* module that mount must load, or "none" */
@@ -85,43 +77,52 @@ struct expect {
 	int acl;
 	int security;
 	char control[16];	/* healthy partition beside the damaged ones */
-	struct hostile hostile[HOSTILE_MAX];
-	int nr_hostile;
+	/* Every "key=value" line, as read: hostile_<kind>=<device> among them. */
+	char lines[EXPECT_LINES][EXPECT_LINE];
+	int nr_lines;
 };
 
 static struct expect ex;
 
-static void add_hostile(const char *kind, const char *val)
-{
-	struct hostile *h;
-	int msg = 0;
-
-	if (ex.nr_hostile == HOSTILE_MAX)
-		return;
-	h = &ex.hostile[ex.nr_hostile++];
-	snprintf(h->kind, sizeof(h->kind), "%s", kind);
-	/* An incomplete line leaves err at -1: the check then fails. */
-	h->err = -1;
-	if (sscanf(val, "%15s %d %n", h->dev, &h->err, &msg) < 2 || !msg)
-		return;
-	snprintf(h->msg, sizeof(h->msg), "%s", val + msg);
-}
-
-static const struct hostile *hostile_of(const char *kind)
+/* Whether /expect has the line @line ("key=value"). */
+static int expect_says(const char *line)
 {
 	int i;
 
-	for (i = 0; i < ex.nr_hostile; i++)
-		if (!strcmp(ex.hostile[i].kind, kind))
-			return &ex.hostile[i];
+	for (i = 0; i < ex.nr_lines; i++)
+		if (!strcmp(ex.lines[i], line))
+			return 1;
+	return 0;
+}
+
+/* The value of @key in /expect, or NULL. */
+static const char *expect_value(const char *key)
+{
+	size_t len = strlen(key);
+	int i;
+
+	for (i = 0; i < ex.nr_lines; i++)
+		if (!strncmp(ex.lines[i], key, len) && ex.lines[i][len] == '=')
+			return ex.lines[i] + len + 1;
 	return NULL;
 }
 
+/*
+ * Skip the test where /expect has @line ("key=value": this kernel lacks
+ * something), naming it first in the reason: the host allows a skip only
+ * where its guest's /expect says what the reason names (lib/ktap.sh), so
+ * which test skips when is decided here alone.
+ */
+#define SKIP_WHERE(statement, line, why) do {			\
+	const char *_skip_line = (line);			\
+								\
+	if (expect_says(_skip_line))				\
+		SKIP(statement, "%s: %s", _skip_line, why);	\
+} while (0)
+
 static void set_field(const char *key, const char *val)
 {
-	if (!strncmp(key, "hostile_", strlen("hostile_")))
-		add_hostile(key + strlen("hostile_"), val);
-	else if (!strcmp(key, "fstype"))
+	if (!strcmp(key, "fstype"))
 		snprintf(ex.fstype, sizeof(ex.fstype), "%s", val);
 	else if (!strcmp(key, "module"))
 		snprintf(ex.module, sizeof(ex.module), "%s", val);
@@ -147,7 +148,9 @@ static int load_expect(const char *path)
 	while (fgets(line, sizeof(line), f)) {
 		line[strcspn(line, "\n")] = '\0';
 		/* A console then says what its run was told, line for line. */
-		printf("# ext4-checks: expect %s\n", line);
+		printf(MARK "expect %s\n", line);
+		if (ex.nr_lines < EXPECT_LINES)
+			snprintf(ex.lines[ex.nr_lines++], EXPECT_LINE, "%s", line);
 		eq = strchr(line, '=');
 		if (!eq)
 			continue;
@@ -219,9 +222,9 @@ static int print_kernel_log(void)
 	const char *line, *end;
 	int n = 0;
 
-	printf("# ext4-checks: kernel log begin\n");
+	printf(MARK "kernel log begin\n");
 	if (!log) {
-		printf("# ext4-checks: kernel log end lines=-1\n");
+		printf(MARK "kernel log end lines=-1\n");
 		return -1;
 	}
 	for (line = log; *line; line = *end ? end + 1 : end) {
@@ -229,7 +232,7 @@ static int print_kernel_log(void)
 		printf("%.*s\n", (int)(end - line), line);
 		n++;
 	}
-	printf("# ext4-checks: kernel log end lines=%d\n", n);
+	printf(MARK "kernel log end lines=%d\n", n);
 	free(log);
 	return 0;
 }
@@ -456,22 +459,21 @@ static void mount_autoloads(struct __test_metadata *_metadata,
 
 TEST(modprobe_by_the_module_name_loads_it)
 {
-	if (!strcmp(ex.module, "none"))
-		SKIP(return, "ext4 is built in");
+	SKIP_WHERE(return, "module=none", "ext4 is built in");
 	load_and_unload(_metadata, ex.module);
 }
 
 TEST(modprobe_by_the_compat_name_loads_the_module)
 {
-	if (!strcmp(ex.module, "none") || !ex.compat)
-		SKIP(return, "built in, or no compat type declared or configured");
+	SKIP_WHERE(return, "module=none", "ext4 is built in");
+	SKIP_WHERE(return, "compat=0", "no compat type declared or configured");
 	load_and_unload(_metadata, "ext4dev");
 }
 
 TEST(mounting_the_compat_type_loads_the_module_by_alias)
 {
-	if (!strcmp(ex.module, "none") || !ex.compat)
-		SKIP(return, "built in, or no compat type declared or configured");
+	SKIP_WHERE(return, "module=none", "ext4 is built in");
+	SKIP_WHERE(return, "compat=0", "no compat type declared or configured");
 	mount_autoloads(_metadata, "ext4dev");
 	ASSERT_EQ(0, run_modutil("/sbin/rmmod", ex.module));
 }
@@ -479,8 +481,7 @@ TEST(mounting_the_compat_type_loads_the_module_by_alias)
 /* The module stays loaded for the tests that follow. */
 TEST(mounting_the_fs_type_loads_its_module_by_alias)
 {
-	if (!strcmp(ex.module, "none"))
-		SKIP(return, "ext4 is built in");
+	SKIP_WHERE(return, "module=none", "ext4 is built in");
 	mount_autoloads(_metadata, ex.fstype);
 }
 
@@ -575,8 +576,7 @@ TEST(the_compat_type_mounts_the_flagged_image_and_warns)
 	char *log;
 	int before, ret, err;
 
-	if (!ex.compat)
-		SKIP(return, "no compat type declared or configured");
+	SKIP_WHERE(return, "compat=0", "no compat type declared or configured");
 	ASSERT_EQ(0, mount_dev(FLAGGED_DEV, "ext4dev")) {
 		TH_LOG("mount -t ext4dev: %s", strerror(errno));
 	}
@@ -596,6 +596,145 @@ TEST(the_compat_type_mounts_the_flagged_image_and_warns)
 	if (ret)
 		check_refusal(_metadata, PLAIN_DEV, err, EINVAL,
 			      TEST_FS_REFUSAL, before);
+}
+
+/*
+ * The damaged images sit beside a healthy one on the same kind of disk: a
+ * refusal means something only if that one mounts, read-write.
+ */
+TEST(the_healthy_control_partition_mounts_read_write)
+{
+	struct statvfs st;
+
+	ASSERT_NE(0, ex.control[0]) {
+		TH_LOG("no control= in /expect");
+	}
+	ASSERT_EQ(0, mount_dev(ex.control, ex.fstype)) {
+		TH_LOG("mount %s -t %s: %s", ex.control, ex.fstype,
+		       strerror(errno));
+	}
+	EXPECT_EQ(0, statvfs(MNT, &st));
+	EXPECT_EQ(0, st.f_flag & ST_RDONLY);
+	EXPECT_EQ(0, umount(MNT));
+}
+
+/*
+ * The damaged images, one variant each: the one list of hostile kinds.
+ * lib/images.sh asks for it (--print hostile-kinds), damages an image per
+ * kind (images_damage_<kind>) and names its partition in /expect
+ * (hostile_<kind>=<device>).  Mounting it must fail with @err and add a
+ * kernel log line "EXT4-fs (<device name>): @msg..." (fs/ext4/super.c;
+ * EUCLEAN is the kernel's EFSCORRUPTED), or, with @err 0 and @msg
+ * "read-only", give a read-only filesystem; a kernel that oopses on the
+ * way is caught by end_of_run.
+ */
+FIXTURE(hostile_image) {
+	const char *kind;
+	const char *dev;
+};
+
+FIXTURE_VARIANT(hostile_image) {
+	int err;
+	const char *msg;
+};
+
+FIXTURE_VARIANT_ADD(hostile_image, bad_magic) {
+	.err = EINVAL,
+	.msg = "VFS: Can't find ext4 filesystem",
+};
+
+FIXTURE_VARIANT_ADD(hostile_image, gdt_garbage) {
+	.err = EUCLEAN,
+	.msg = "group descriptors corrupted!",
+};
+
+FIXTURE_VARIANT_ADD(hostile_image, inodes_count) {
+	.err = EINVAL,
+	.msg = "inodes count not valid:",
+};
+
+FIXTURE_VARIANT_ADD(hostile_image, journal_sb) {
+	.err = EINVAL,
+	.msg = "error loading journal",
+};
+
+FIXTURE_VARIANT_ADD(hostile_image, blocks_count) {
+	.err = EINVAL,
+	.msg = "bad geometry: block count",
+};
+
+FIXTURE_VARIANT_ADD(hostile_image, log_block_size) {
+	.err = EINVAL,
+	.msg = "Invalid log block size: 20",
+};
+
+FIXTURE_VARIANT_ADD(hostile_image, first_data_block) {
+	.err = EINVAL,
+	.msg = "bad geometry: first data block is 0 with a 1k block and cluster size",
+};
+
+/* The name of the variant of fixture @f whose data is @data. */
+static const char *variant_name(const struct __fixture_metadata *f,
+				const void *data)
+{
+	const struct __fixture_variant_metadata *v;
+
+	for (v = f->variant; v; v = v->next)
+		if (v->data == data)
+			return v->name;
+	return "unknown";
+}
+
+FIXTURE_SETUP(hostile_image)
+{
+	char key[EXPECT_LINE];
+
+	self->kind = variant_name(&_hostile_image_fixture_object, variant);
+	snprintf(key, sizeof(key), "hostile_%s", self->kind);
+	self->dev = expect_value(key);
+	ASSERT_NE(NULL, self->dev) {
+		TH_LOG("no %s in /expect", key);
+	}
+}
+
+FIXTURE_TEARDOWN(hostile_image)
+{
+}
+
+TEST_F(hostile_image, is_not_mounted_read_write)
+{
+	struct statvfs st;
+	int before, ret, err;
+
+	before = ext4_lines(self->dev, variant->msg);
+	if (mount_dev(self->dev, ex.fstype)) {
+		err = errno;
+		/* Refused by ext4, not for want of the type. */
+		EXPECT_NE(ENODEV, err) {
+			TH_LOG("no filesystem type %s to mount %s with",
+			       ex.fstype, self->dev);
+		}
+		EXPECT_NE(0, variant->err) {
+			TH_LOG("%s (%s) refused: %s; expected a read-only mount",
+			       self->dev, self->kind, strerror(err));
+		}
+		check_refusal(_metadata, self->dev, err, variant->err,
+			      variant->msg, before);
+		return;
+	}
+	ret = statvfs(MNT, &st);
+	EXPECT_EQ(0, ret);
+	if (!ret) {
+		EXPECT_NE(0, st.f_flag & ST_RDONLY) {
+			TH_LOG("%s (%s) mounted read-write", self->dev,
+			       self->kind);
+		}
+	}
+	EXPECT_EQ(0, variant->err) {
+		TH_LOG("%s (%s) mounted; expected %s", self->dev, self->kind,
+		       strerror(variant->err));
+	}
+	EXPECT_EQ(0, umount(MNT));
 }
 
 FIXTURE(flagged_image) {
@@ -714,8 +853,7 @@ TEST_F(flagged_image, an_unprivileged_user_cannot_change_a_root_files_acl)
 	size_t len = deny_acl(acl);
 	const char *name = "system.posix_acl_access";
 
-	if (!ex.acl)
-		SKIP(return, "no POSIX ACLs configured");
+	SKIP_WHERE(return, "acl=0", "no POSIX ACLs configured");
 	ASSERT_EQ(0, write_file(MNT "/user-acl", "user acl\n", 0644));
 	ASSERT_EQ(0, chown(MNT "/user-acl", DENIED_UID, DENIED_UID));
 	EXPECT_EQ(0, setxattr_as_denied_user(MNT "/user-acl", name, acl, len));
@@ -726,108 +864,6 @@ TEST_F(flagged_image, an_unprivileged_user_cannot_change_a_root_files_acl)
 						 len));
 	EXPECT_EQ(-1, getxattr(MNT "/root-acl", name, NULL, 0));
 	EXPECT_EQ(ENODATA, errno);
-}
-
-/*
- * The damaged images sit beside a healthy one on the same kind of disk: a
- * refusal means something only if that one mounts, read-write.
- */
-TEST(the_healthy_control_partition_mounts_read_write)
-{
-	struct statvfs st;
-
-	ASSERT_NE(0, ex.control[0]) {
-		TH_LOG("no control= in /expect");
-	}
-	ASSERT_EQ(0, mount_dev(ex.control, ex.fstype)) {
-		TH_LOG("mount %s -t %s: %s", ex.control, ex.fstype,
-		       strerror(errno));
-	}
-	EXPECT_EQ(0, statvfs(MNT, &st));
-	EXPECT_EQ(0, st.f_flag & ST_RDONLY);
-	EXPECT_EQ(0, umount(MNT));
-}
-
-/*
- * Mounting a damaged image must fail with the errno ext4 gives for that
- * damage and log why, or, where that is the kernel's answer, give a
- * read-only filesystem; a kernel that oopses on the way is caught by
- * end_of_run.
- */
-static void check_hostile(struct __test_metadata *_metadata, const char *kind)
-{
-	const struct hostile *h = hostile_of(kind);
-	struct statvfs st;
-	int before, ret, err;
-
-	ASSERT_NE(NULL, h) {
-		TH_LOG("no hostile_%s in /expect", kind);
-	}
-	ASSERT_LE(0, h->err) {
-		TH_LOG("hostile_%s in /expect has no errno and message", kind);
-	}
-	before = ext4_lines(h->dev, h->msg);
-	if (mount_dev(h->dev, ex.fstype)) {
-		err = errno;
-		/* Refused by ext4, not for want of the type. */
-		EXPECT_NE(ENODEV, err) {
-			TH_LOG("no filesystem type %s to mount %s with",
-			       ex.fstype, h->dev);
-		}
-		EXPECT_NE(0, h->err) {
-			TH_LOG("%s (%s) refused: %s; expected a read-only mount",
-			       h->dev, kind, strerror(err));
-		}
-		check_refusal(_metadata, h->dev, err, h->err, h->msg, before);
-		return;
-	}
-	ret = statvfs(MNT, &st);
-	EXPECT_EQ(0, ret);
-	if (!ret) {
-		EXPECT_NE(0, st.f_flag & ST_RDONLY) {
-			TH_LOG("%s (%s) mounted read-write", h->dev, kind);
-		}
-	}
-	EXPECT_EQ(0, h->err) {
-		TH_LOG("%s (%s) mounted; expected %s", h->dev, kind,
-		       strerror(h->err));
-	}
-	EXPECT_EQ(0, umount(MNT));
-}
-
-TEST(a_superblock_with_a_bad_magic_is_not_mounted_read_write)
-{
-	check_hostile(_metadata, "bad_magic");
-}
-
-TEST(garbage_group_descriptors_are_not_mounted_read_write)
-{
-	check_hostile(_metadata, "gdt_garbage");
-}
-
-TEST(an_out_of_range_inode_count_is_not_mounted_read_write)
-{
-	check_hostile(_metadata, "inodes_count");
-}
-
-TEST(a_corrupted_journal_superblock_is_not_mounted_read_write)
-{
-	check_hostile(_metadata, "journal_sb");
-}
-
-TEST(a_block_count_beyond_the_device_is_not_mounted_read_write)
-{
-	check_hostile(_metadata, "blocks_count");
-}
-
-TEST(an_absurd_block_size_is_not_mounted_read_write)
-{
-	check_hostile(_metadata, "log_block_size");
-}
-
-TEST(a_first_data_block_of_0_with_1k_blocks_is_not_mounted_read_write)
-{
-	check_hostile(_metadata, "first_data_block");
 }
 
 /* Defined last so that it runs last and sees every other test's messages. */
@@ -871,7 +907,7 @@ static void mount_early(void)
 	if (mount("proc", "/proc", "proc", 0, NULL) ||
 	    mount("sysfs", "/sys", "sysfs", 0, NULL) ||
 	    mount("devtmpfs", "/dev", "devtmpfs", 0, NULL))
-		printf("# ext4-checks: early mount failed: %s\n",
+		printf(MARK "early mount failed: %s\n",
 		       strerror(errno));
 }
 
@@ -946,7 +982,7 @@ static void print_block_filesystems(void)
 	char line[128], name[32];
 	FILE *f = fopen("/proc/filesystems", "r");
 
-	printf("# ext4-checks: block filesystems=");
+	printf(MARK "block filesystems=");
 	while (f && fgets(line, sizeof(line), f))
 		if (strncmp(line, "nodev", 5) && sscanf(line, "%31s", name) == 1)
 			printf("%s ", name);
@@ -960,33 +996,54 @@ static void root_probe(void)
 	char type[32];
 
 	if (mount("proc", "/proc", "proc", 0, NULL))
-		printf("# ext4-checks: mount /proc: %s\n", strerror(errno));
+		printf(MARK "mount /proc: %s\n", strerror(errno));
 	mount_type("/", type, sizeof(type));
-	printf("# ext4-checks: root fstype=%s\n", type);
+	printf(MARK "root fstype=%s\n", type);
 	print_block_filesystems();
-	printf("# ext4-checks: end status=0\n");
+	printf(MARK "end status=0\n");
 	tcdrain(STDOUT_FILENO);
 	reboot(RB_AUTOBOOT);
 }
 
-/* Every test this program runs, "fixture.test" a line: the host pins them. */
+/*
+ * Every test this program runs, a line each as the harness names it
+ * ("fixture.test", or "fixture.variant.test"): the host pins them.
+ */
 static void list_tests(void)
 {
+	struct __fixture_variant_metadata *v;
 	struct __fixture_metadata *f;
 	struct __test_metadata *t;
 
-	for (f = __fixture_list; f; f = f->next)
-		for (t = f->tests; t; t = t->next)
-			printf("%s.%s\n", f->name, t->name);
+	for (f = __fixture_list; f; f = f->next) {
+		for (t = f->tests; t; t = t->next) {
+			if (!f->variant)
+				printf("%s.%s\n", f->name, t->name);
+			for (v = f->variant; v; v = v->next)
+				printf("%s.%s.%s\n", f->name, v->name, t->name);
+		}
+	}
+}
+
+/* The hostile kinds, a line each: the variants of hostile_image. */
+static void list_hostile_kinds(void)
+{
+	struct __fixture_variant_metadata *v;
+
+	for (v = _hostile_image_fixture_object.variant; v; v = v->next)
+		printf("%s\n", v->name);
 }
 
 /*
  * The guest<->host contract, printed on the host: the bytes the guest
  * writes, which the host's read-back compares with (lib/hostcheck.sh),
- * so that both sides never hold a copy of their own; and the kernel log
- * block the guest prints, of the host's own kernel log, so that the host's
- * reader of it (lib/observe.sh) can be tried without a boot.
+ * and the hostile kinds the host makes images of (lib/images.sh), so that
+ * both sides never hold a copy of their own; and the kernel log block the
+ * guest prints, of the host's own kernel log, so that the host's reader
+ * of it (lib/facts.sh) can be tried without a boot.
  */
+#define PRINTABLE	"pattern, crash, acl, hostile-kinds or kernel-log"
+
 static int print_contract(const char *what)
 {
 	unsigned char acl[64];
@@ -995,6 +1052,10 @@ static int print_contract(const char *what)
 
 	if (!strcmp(what, "kernel-log"))
 		return print_kernel_log() ? 1 : 0;
+	if (!strcmp(what, "hostile-kinds")) {
+		list_hostile_kinds();
+		return 0;
+	}
 	if (!strcmp(what, "acl")) {
 		size_t len = deny_acl(acl);
 
@@ -1005,7 +1066,7 @@ static int print_contract(const char *what)
 	} else if (!strcmp(what, "crash")) {
 		lines = CRASH_LINES;
 	} else {
-		fprintf(stderr, "ext4-checks: --print pattern, crash, acl or kernel-log\n");
+		fprintf(stderr, "ext4-checks: --print " PRINTABLE "\n");
 		return 2;
 	}
 	for (i = 0; i < lines; i++) {
@@ -1035,23 +1096,23 @@ int main(int argc, char **argv)
 	mount_early();
 	/* Keep the kernel's info lines from interleaving with our KTAP. */
 	klogctl(SYSLOG_ACTION_CONSOLE_LEVEL, NULL, 5);
-	printf("# ext4-checks: begin\n");
+	printf(MARK "begin\n");
 	print_block_filesystems();
 	if (load_expect("/expect"))
-		printf("# ext4-checks: /expect missing or incomplete\n");
+		printf(MARK "/expect missing or incomplete\n");
 	else
 		status = run_checks(argc, argv);
 	/* The other images are unmounted: flush them, not the crash image. */
 	sync();
 	failed = status < 0 ? "no checks ran" : crash_write();
 	if (failed)
-		printf("# ext4-checks: crash image not written: %s: %s\n",
+		printf(MARK "crash image not written: %s: %s\n",
 		       failed, strerror(errno));
 	else
-		printf("# ext4-checks: crash image written\n");
+		printf(MARK "crash image written\n");
 	/* Last, so that it holds every line of the run, the crash image's too. */
 	print_kernel_log();
-	printf("# ext4-checks: end status=%d\n", status);
+	printf(MARK "end status=%d\n", status);
 	/* The UART drains from interrupts: let it, the reset would not wait. */
 	tcdrain(STDOUT_FILENO);
 	reboot(RB_AUTOBOOT);

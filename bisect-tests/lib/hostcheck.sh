@@ -2,9 +2,7 @@
 # After QEMU exits: the images are clean, and the host's e2fsprogs read back
 # what the guest left on the flagged image, byte for byte; the crash image,
 # reset while mounted, recovers from its journal with every fsynced byte.
-
-# The guest prints this once the crash image holds its fsynced pattern.
-BT_CRASH_WRITTEN='# ext4-checks: crash image written'
+# What the guest said is read from the run's facts (lib/facts.sh).
 
 # What the guest wrote, from the guest program itself ($rdir/init): the
 # lines of /pattern (--print pattern) and /crash-pattern (--print crash),
@@ -54,9 +52,9 @@ hostcheck_crash_needs_recovery() {
 # unmounted (or remounted read-only) before the reset, and no replay is tested.
 hostcheck_crash() {
 	local rdir=$1 dir=$2 img=$1/crash.img log=$2/crash.log rc=0 why
-	if ! grep -qxF "$BT_CRASH_WRITTEN" < <(ktap_console "$rdir/console.log"); then
-		why=$(grep -m1 '^# ext4-checks: crash image not written' < <(ktap_console "$rdir/console.log") || true)
-		say "crash image: the guest never printed '$BT_CRASH_WRITTEN'${why:+ (${why#\# ext4-checks: })}, see $rdir/console.log"
+	if ! facts_has "$rdir/facts" 'marker crash-written'; then
+		why=$(facts_get "$rdir/facts" crash-failed | head -n 1 || true)
+		say "crash image: the guest never printed '${BT_MARK}crash image written'${why:+ (crash image not written: $why)}, see $rdir/console.log"
 		return 1
 	fi
 	# Kept as the reset left it, for a look after e2fsck has changed it.
@@ -88,10 +86,10 @@ hostcheck_run() {
 	hostcheck_same /pattern <(hostcheck_contract "$rdir" pattern) "$dir/pattern" || bad=1
 	hostcheck_xattr "$img" "$dir" user.kbranch || bad=1
 	hostcheck_xattr "$img" "$dir" trusted.kbranch || bad=1
-	if grep -qx security=1 "$rdir/expect"; then
+	if facts_has "$rdir/facts" 'expect security=1'; then
 		hostcheck_xattr "$img" "$dir" security.kbranch || bad=1
 	fi
-	if grep -qx acl=1 "$rdir/expect"; then
+	if facts_has "$rdir/facts" 'expect acl=1'; then
 		debugfs -R "ea_get -f $dir/acl /acl system.posix_acl_access" "$img" >>"$dir/debugfs.log" 2>&1
 		hostcheck_contract "$rdir" acl | hostcheck_acl_hex >"$dir/acl.expected.hex"
 		hostcheck_acl_hex <"$dir/acl" >"$dir/acl.hex"

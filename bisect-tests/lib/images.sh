@@ -2,33 +2,25 @@
 # Scratch ext4 images for one run, attached in this order: vda has the
 # test_fs flag, vdb has not, vdc is the crash image the guest leaves with
 # a journal to replay, then one damaged image per hostile kind.
+#
+# The hostile kinds, and what ext4 answers for each, are the guest
+# program's (the variants of its hostile_image fixture): this file asks it
+# for them ($rdir/init --print hostile-kinds) and only damages an image per
+# kind, with images_damage_<kind>.  Every hostile image starts as a
+# healthy, test_fs-flagged ext4 with 1 KiB blocks (first data block 1,
+# group descriptors in block 2), so a refusal is about the damage and never
+# about the test_fs gate.
 
-# Every hostile image starts as a healthy, test_fs-flagged ext4 with 1 KiB
-# blocks (first data block 1, group descriptors in block 2), so a refusal
-# is about the damage and never about the test_fs gate.  The guest knows
-# them by these names, from /expect.
-BT_HOSTILE_KINDS=(bad_magic gdt_garbage inodes_count journal_sb blocks_count
-	log_block_size first_data_block)
 BT_HOSTILE_BLOCK=1024
-
-# What ext4 answers for each damage: the errno of mount(2), then the text
-# of the "EXT4-fs (<dev>): ..." line it logs (fs/ext4/super.c).  EUCLEAN
-# is the kernel's EFSCORRUPTED.
-declare -A BT_HOSTILE_REFUSAL=(
-	[bad_magic]="EINVAL VFS: Can't find ext4 filesystem"
-	[gdt_garbage]="EUCLEAN group descriptors corrupted!"
-	[inodes_count]="EINVAL inodes count not valid:"
-	[journal_sb]="EINVAL error loading journal"
-	[blocks_count]="EINVAL bad geometry: block count"
-	[log_block_size]="EINVAL Invalid log block size: 20"
-	[first_data_block]="EINVAL bad geometry: first data block is 0 with a 1k block and cluster size"
-)
 
 # The partitions of the hostile disks, in order: a healthy control made
 # the same way (it must mount read-write in the same boot), then the
-# damaged images.
+# damaged images, one per kind of the guest program in run dir $1.
 images_partitions() {
-	printf '%s\n' control "${BT_HOSTILE_KINDS[@]}"
+	local kinds=''
+	kinds=$("$1/init" --print hostile-kinds) || kinds=''
+	[ -n "$kinds" ] || { say "images: the guest program $1/init names no hostile kinds"; return 1; }
+	printf '%s\n' control "$kinds"
 }
 
 # The images are the same for every commit and variant: they are made once
@@ -36,11 +28,11 @@ images_partitions() {
 # point's time), and each run gets fresh copies, which its guest writes to.
 images_make() {
 	local rdir=$1 cache
-	cache=$(images_cache_dir) || return 1
+	cache=$(images_cache_dir "$rdir") || return 1
 	if [ ! -d "$cache" ]; then
 		rm -rf "$cache.tmp.$$"
 		mkdir -p "$cache.tmp.$$"
-		images_build "$cache.tmp.$$" "$rdir/images.log" || { rm -rf "$cache.tmp.$$"; return 1; }
+		images_build "$cache.tmp.$$" "$rdir" || { rm -rf "$cache.tmp.$$"; return 1; }
 		# Another run may have made them meanwhile: the same images.
 		mv -T "$cache.tmp.$$" "$cache" 2>/dev/null || rm -rf "$cache.tmp.$$"
 	fi
@@ -48,42 +40,53 @@ images_make() {
 	cp --sparse=always "$cache"/*.img "$rdir"/
 }
 
+# Keyed by the partitions too: the guest program names the kinds.
 images_cache_dir() {
-	local key
+	local rdir=$1 key parts
+	parts=$(images_partitions "$rdir") || return 1
 	key=$({
 		cat "${BASH_SOURCE[0]}" "${MKE2FS_CONFIG:-/etc/mke2fs.conf}" 2>/dev/null
+		printf '%s\n' "$parts"
 		mke2fs -V 2>&1 && debugfs -V 2>&1
 	} | sha256sum | cut -c1-16) || return 1
 	printf '%s/cache/images-%s\n' "$KBRANCH_WORK" "$key"
 }
 
+# The images for run dir $2, made in directory $1.
 images_build() {
-	local dir=$1 log=$2 kind
+	local dir=$1 rdir=$2 log=$2/images.log kind parts
+	parts=$(images_partitions "$rdir") || return 1
 	truncate -s 64M "$dir/flagged.img" "$dir/plain.img" "$dir/crash.img"
 	logged "$log" mke2fs -F -t ext4 -E test_fs -L flagged "$dir/flagged.img" || return 1
 	logged "$log" mke2fs -F -t ext4 -L plain "$dir/plain.img" || return 1
 	logged "$log" mke2fs -F -t ext4 -E test_fs -L crash "$dir/crash.img" || return 1
-	for kind in $(images_partitions); do
+	for kind in $parts; do
 		images_hostile "$dir/hostile-$kind.img" "$kind" "$log" || return 1
 	done
-	images_pack_hostile "$dir"
+	images_pack_hostile "$dir" "$rdir"
 }
 
 # Under TCG every virtio disk costs the boot ~0.15 s, so the hostile images
 # travel as MBR partitions, four to a disk, instead of a disk each.
 BT_HOSTILE_PER_DISK=4
 
+# How many disks the partitions of run dir $1 take.
 images_hostile_disks() {
-	echo $((($(images_partitions | wc -l) + BT_HOSTILE_PER_DISK - 1) / BT_HOSTILE_PER_DISK))
+	local parts
+	parts=$(images_partitions "$1") || return 1
+	echo $((($(wc -l <<<"$parts") + BT_HOSTILE_PER_DISK - 1) / BT_HOSTILE_PER_DISK))
 }
 
+# The hostile disks in directory $1, of the partitions of run dir $2.
 images_pack_hostile() {
-	local rdir=$1 disk i parts=() kinds
-	mapfile -t parts < <(images_partitions)
-	for ((i = 0; i < $(images_hostile_disks); i++)); do
-		disk=$rdir/hostile-disk$i.img
+	local dir=$1 rdir=$2 disk i n list parts=() kinds
+	list=$(images_partitions "$rdir") || return 1
+	mapfile -t parts <<<"$list"
+	n=$(images_hostile_disks "$rdir") || return 1
+	for ((i = 0; i < n; i++)); do
+		disk=$dir/hostile-disk$i.img
 		kinds=("${parts[@]:i * BT_HOSTILE_PER_DISK:BT_HOSTILE_PER_DISK}")
-		images_mbr_disk "$disk" "${kinds[@]/#/$rdir/hostile-}" || return 1
+		images_mbr_disk "$disk" "${kinds[@]/#/$dir/hostile-}" || return 1
 	done
 }
 
@@ -119,32 +122,27 @@ images_le32() {
 
 # Every disk, in the order QEMU attaches them (vda, vdb, ...).
 images_list() {
-	local rdir=$1 i
+	local rdir=$1 i n
 	printf '%s\n' "$rdir/flagged.img" "$rdir/plain.img" "$rdir/crash.img"
-	for ((i = 0; i < $(images_hostile_disks); i++)); do
+	n=$(images_hostile_disks "$rdir") || return 1
+	for ((i = 0; i < n; i++)); do
 		printf '%s\n' "$rdir/hostile-disk$i.img"
 	done
 }
 
-# /expect lines naming the guest's partition for the control and, for
-# each hostile kind, the errno (as a number) and line ext4 answers with.
+# /expect lines naming the guest's partition for the control and for each
+# hostile kind: control=/dev/vdd1, hostile_<kind>=/dev/vdd2, ...
 images_hostile_expect() {
-	local i parts=() dev refusal name number
-	local -A errnos=()
-	# The errno names' numbers, from one python3 (0.3 s each, per run).
-	while read -r name number; do
-		errnos[$name]=$number
-	done < <(printf '%s\n' "${BT_HOSTILE_REFUSAL[@]%% *}" | sort -u |
-		python3 -c 'import errno, sys; [print(n, getattr(errno, n)) for n in sys.stdin.read().split()]')
-	mapfile -t parts < <(images_partitions)
+	local i list parts=() dev
+	list=$(images_partitions "$1") || return 1
+	mapfile -t parts <<<"$list"
 	for i in "${!parts[@]}"; do
 		dev=/dev/vd$(images_letter $((3 + i / BT_HOSTILE_PER_DISK)))$((i % BT_HOSTILE_PER_DISK + 1))
 		if [ "${parts[i]}" = control ]; then
 			printf 'control=%s\n' "$dev"
-			continue
+		else
+			printf 'hostile_%s=%s\n' "${parts[i]}" "$dev"
 		fi
-		refusal=${BT_HOSTILE_REFUSAL[${parts[i]}]}
-		printf 'hostile_%s=%s %s %s\n' "${parts[i]}" "$dev" "${errnos[${refusal%% *}]}" "${refusal#* }"
 	done
 }
 
@@ -155,6 +153,10 @@ images_letter() {
 
 images_hostile() {
 	local img=$1 kind=$2 log=$3
+	# A kind the guest program has and this file cannot make is no
+	# machine's fault: say which.
+	declare -F "images_damage_$kind" >/dev/null ||
+		{ say "images: the guest's hostile kind $kind has no images_damage_$kind in lib/images.sh"; return 1; }
 	truncate -s 16M "$img"
 	logged "$log" mke2fs -F -t ext4 -b "$BT_HOSTILE_BLOCK" -E test_fs -L "$kind" "$img" || return 1
 	"images_damage_$kind" "$img" "$log" || { say "images: cannot damage $img ($kind), see $log"; return 1; }

@@ -27,7 +27,9 @@ config_is_y() {
 }
 
 # What the guest must find: the declaration, the variant and the .config,
-# and which disk holds which hostile image.
+# and which partition holds which hostile image.  Only the guest reads it;
+# it echoes every line, and the host reads that back from the run's facts
+# (lib/facts.sh).
 initramfs_expect() {
 	local variant=$1 config symbol module=none compat=0 acl=0 security=0
 	config=$(build_dir "$variant")/.config
@@ -78,7 +80,8 @@ initramfs_build() {
 	logged "$rdir/initramfs.log" initramfs_guest "$rdir/init" ||
 		die_setup "$variant: the guest program does not compile (static libc missing?): $(grep -m1 -E 'error|cannot find' "$rdir/initramfs.log")"
 	"$rdir/init" --list >"$rdir/tests.list" || return 1
-	initramfs_expect "$variant" >"$rdir/expect"
+	# Like the guest program itself, /expect says nothing about the commit.
+	initramfs_expect "$variant" >"$rdir/expect" || die_setup "$variant: cannot write $rdir/expect"
 	if variant_is_modular "$variant"; then
 		modroot=$rdir/modules
 		build_modules_install "$variant" "$modroot" || return 1

@@ -22,24 +22,22 @@ observe_log_filter() {
 		sed -E "s/^\[ *[0-9]+\.[0-9]+\] //; s/[[:space:]]+\$//; s/^/$1: /" || true
 }
 
+# The kernel's own lines on the console of facts file $1 (a root-probe
+# boot's: its kernel log is what the console shows).
 observe_log_lines() {
-	tr -d '\r' <"$1" | observe_log_filter "$2"
+	facts_get "$1" kernel | observe_log_filter "$2"
 }
 
-# The guest's copy of the whole kernel log on console $1 (ext4-checks.c:
+# The guest's copy of the whole kernel log in facts file $1 (ext4-checks.c:
 # print_kernel_log), its lines as the console shows them ("[time] text",
-# without the "<level>" prefix).  Every line of the copy has that prefix;
-# a line without it is the console's own, printed while the guest was
-# printing.  Fails unless the copy is there and has as many lines as the
-# guest counted: a copy cut short would hide lines.
+# without the "<level>" prefix).  Fails unless the copy is there and has
+# as many lines as the guest counted: a copy cut short would hide lines.
 observe_kernel_log() {
-	local lines want
-	lines=$(tr -d '\r' <"$1" | sed -n "/^$BT_KLOG_BEGIN\$/,/^$BT_KLOG_END/p")
-	want=$(sed -n "s/^$BT_KLOG_END//p" <<<"$lines" | tail -n 1)
+	local facts=$1 want
+	want=$(facts_get "$facts" klog-lines | tail -n 1)
 	[[ "$want" =~ ^[0-9]+$ ]] || return 1
-	lines=$(grep -E '^<[0-9]+>' <<<"$lines") || [ "$want" = 0 ] || return 1
-	[ "$(grep -c . <<<"$lines")" = "$want" ] || return 1
-	sed -E 's/^<[0-9]+>//' <<<"$lines"
+	[ "$(grep -c '^klog ' "$facts")" = "$want" ] || return 1
+	facts_get "$facts" klog
 }
 
 # The main boot's log lines; an incomplete copy of the kernel log is itself
@@ -49,39 +47,29 @@ observe_main_log() {
 	if klog=$(observe_kernel_log "$1"); then
 		observe_log_filter log <<<"$klog"
 	else
-		say "no complete copy of the kernel log from the guest on $1"
+		say "no complete copy of the kernel log from the guest in $1"
 		echo "$BT_OBSERVE_INCOMPLETE"
 	fi
 }
 
+# Each guest test and its result (ok, fail, skip), from facts file $1.
 observe_tests() {
-	local ktap=$1
-	# "ok N name", "not ok N name", "ok N # SKIP why" (the harness names a
-	# skipped test only on its "#  RUN" line before it).
-	awk '/^#  RUN +/ { name = $3 }
-		/^ok [0-9]+ # SKIP/ { print "test: " name " skip"; next }
-		/^ok [0-9]+ / { print "test: " $3 " ok"; next }
-		/^not ok [0-9]+ / { print "test: " $4 " fail" }' "$ktap"
+	facts_get "$1" test | awk '{ print "test: " $1 " " $2 }'
 }
 
 observe_write() {
-	local v=$1 rdir console kind ko
+	local v=$1 rdir facts kind ko
 	rdir=$(run_dir "$v")
 	{
-		observe_main_log "$rdir/console.log"
-		for console in "$rdir"/root-*.console; do
-			[ -f "$console" ] || continue
-			kind=${console##*/root-} kind=${kind%.console}
-			observe_log_lines "$console" "root-$kind log"
+		observe_main_log "$rdir/facts"
+		for facts in "$rdir"/root-*.facts; do
+			[ -f "$facts" ] || continue
+			kind=${facts##*/root-} kind=${kind%.facts}
+			observe_log_lines "$facts" "root-$kind log"
+			printf 'root-%s: %s\n' "$kind" "$(rootboot_observed "$facts" | sed 's/ order=.*//; s/^type=//')"
 		done
-		tr -d '\r' <"$rdir/console.log" | sed -n 's/^# ext4-checks: block filesystems=/fs: /p' | sed 's/ *$//' | head -n 1
-		observe_tests "$rdir/guest.ktap"
-		for console in "$rdir"/root-*.console; do
-			[ -f "$console" ] || continue
-			console=${console##*/root-}
-			printf 'root-%s: %s\n' "${console%.console}" \
-				"$(rootboot_observed "$rdir/root-${console%.console}.console" | sed 's/ order=.*//; s/^type=//')"
-		done
+		facts_get "$rdir/facts" fs | head -n 1 | sed 's/^/fs: /; s/ *$//'
+		observe_tests "$rdir/facts"
 		ko=$(build_dir "$v")/fs/ext4/$(expect module).ko
 		if variant_is_modular "$v" && [ -f "$ko" ]; then
 			modinfo -F alias "$ko" | sed 's/^/alias: /'

@@ -1,8 +1,6 @@
 # shellcheck shell=bash
 # One boot under QEMU with a timeout; the console goes to console.log.
 
-BT_GUEST_END='# ext4-checks: end status='
-
 # A boot that fails for the machine, not the kernel, is tried again, up to
 # this many times in all: with 10 % of boots failing that way (the fault
 # injection below), four in a row is one boot in 10,000, so a whole verify
@@ -130,15 +128,17 @@ qemu_machine_fault() {
 	fi
 }
 
-# Why a boot did not reach the end of the guest checks, or nothing if it did.
+# Why a boot did not reach the end of the guest checks, or nothing if it
+# did: from the facts (lib/facts.sh) of its console.
 qemu_failure() {
-	local rc=$1 console=$2
-	if grep -qF "$BT_GUEST_END" "$console"; then
+	local rc=$1 facts=$2 panic
+	panic=$(facts_get "$facts" kernel | grep -m1 'Kernel panic' || true)
+	if grep -q '^end ' "$facts"; then
 		return 0
 	elif [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
 		printf 'hung: no exit within %ss\n' "$(qemu_timeout)"
-	elif grep -q 'Kernel panic' "$console"; then
-		printf 'kernel panic: %s\n' "$(grep -m1 'Kernel panic' "$console" | tr -d '\r')"
+	elif [ -n "$panic" ]; then
+		printf 'kernel panic: %s\n' "$panic"
 	else
 		printf 'qemu exited (%s) before the guest checks finished\n' "$rc"
 	fi

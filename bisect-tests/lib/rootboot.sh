@@ -42,14 +42,15 @@ rootboot_image() {
 		"$rdir/root-$kind.img" 16M
 }
 
-# What one console says: "type=<t> order=<a,b,..> lines=<testfs,deprecated>".
+# What one root-probe boot's facts (lib/facts.sh) say:
+# "type=<t> order=<a,b,..> lines=<testfs,deprecated>".
 rootboot_observed() {
-	local console=$1 type order lines=()
-	type=$(tr -d '\r' <"$console" | sed -n 's/^# ext4-checks: root fstype=//p' | tail -n 1)
-	order=$(tr -d '\r' <"$console" | sed -n 's/^# ext4-checks: block filesystems=//p' | tail -n 1 |
-		tr ' ' '\n' | grep '^ext' | paste -sd, -)
-	grep -qF "$BT_ROOT_TESTFS_LINE" "$console" && lines+=(testfs)
-	grep -qiE 'ext4dev.*deprecat|deprecat.*ext4dev' "$console" && lines+=(deprecated)
+	local facts=$1 type order kernel lines=()
+	type=$(facts_get "$facts" root | tail -n 1)
+	order=$(facts_get "$facts" fs | tail -n 1 | tr ' ' '\n' | grep '^ext' | paste -sd, -)
+	kernel=$(facts_get "$facts" kernel)
+	grep -qF "$BT_ROOT_TESTFS_LINE" <<<"$kernel" && lines+=(testfs)
+	grep -qiE 'ext4dev.*deprecat|deprecat.*ext4dev' <<<"$kernel" && lines+=(deprecated)
 	printf 'type=%s order=%s lines=%s\n' "${type:-none}" "${order:-none}" \
 		"$(IFS=,; printf '%s' "${lines[*]:-none}")"
 }
@@ -101,9 +102,9 @@ field_of() {
 # All root kinds for one variant; prints a line per kind, returns 1 if any
 # is not what the commit declares.
 rootboot_run() {
-	local v=$1 rdir kind rc seen compat bad=0 why
+	local v=$1 rdir kind rc seen compat bad=0 why facts
 	rdir=$(run_dir "$v")
-	compat=$(sed -n 's/^compat=//p' "$rdir/expect")
+	compat=$(facts_expect "$rdir/facts" compat)
 	rm -rf "$rdir/rootfs"
 	for kind in "${BT_ROOT_KINDS[@]}"; do
 		# The host's mke2fs, the same at every commit: never the commit's failure.
@@ -111,14 +112,16 @@ rootboot_run() {
 			die_setup "$v: mke2fs of the $kind root failed for this machine, not the commit: $(setup_problem "$rdir/images.log") (log: $rdir/images.log)"
 		rc=0
 		qemu_boot_root "$v" "$rdir/root-$kind.img" "$rdir/root-$kind.console" || rc=$?
-		why=$(qemu_failure "$rc" "$rdir/root-$kind.console")
+		facts=$rdir/root-$kind.facts
+		facts_of "$rdir/root-$kind.console" >"$facts"
+		why=$(qemu_failure "$rc" "$facts")
 		# A root the kernel cannot mount panics: that is "none", not a hang.
-		if [ -n "$why" ] && ! grep -q 'VFS: Unable to mount root fs\|VFS: Cannot open root device' "$rdir/root-$kind.console"; then
+		if [ -n "$why" ] && ! grep -qE '^kernel .*VFS: (Unable to mount root fs|Cannot open root device)' "$facts"; then
 			say "$v: root $kind boot failed: $why (console: $rdir/root-$kind.console)"
 			bad=1
 			continue
 		fi
-		seen=$(rootboot_observed "$rdir/root-$kind.console")
+		seen=$(rootboot_observed "$facts")
 		say "$v: root $kind: $seen"
 		rootboot_judge "$kind" "$seen" "$compat" >&2 || bad=1
 	done
