@@ -88,15 +88,15 @@ scratch_tree() {
 		note "$(g rev-parse "$c^{commit}")" builtin good 'build=ok boot=ok checks=ok seconds=40' 2026-12-04T10:00:00Z
 	done
 	note "$p1" carried-debian good 'chain=0123456789abcdef kconfig=kept' 2026-12-04T10:01:00Z
-	note "$p2" builtin bad 'build=fail boot=skip checks=skip seconds=30' "$date"
+	note "$p2" builtin bad "build=fail boot=skip checks=skip seconds=30 run=$KBRANCH_WORK/runs/builtin id=run-p2 config=$KBRANCH_WORK/runs/builtin/kernel.config" "$date"
 	note "$p2" carried-debian bad 'chain=fedcba9876543210 kconfig=lost' "$date"
 	mkdir -p "$KBRANCH_WORK/runs/builtin" "$KBRANCH_WORK/build/builtin" "$w"
 	printf '%s\n' '  CC      fs/ext4/super.o' \
 		"fs/ext4/super.c:1:33: error: 'EXT4DEV_MAGIC' undeclared (first use in this function)" \
 		'make[3]: *** [scripts/Makefile.build:250: fs/ext4/super.o] Error 1' >"$KBRANCH_WORK/runs/builtin/build.log"
-	printf 'CONFIG_EXT4_FS=y\n' >"$KBRANCH_WORK/build/builtin/.config"
-	touch -d "@$((now - 20))" "$KBRANCH_WORK/build/builtin/.config"
-	touch -d "@$((now - 10))" "$KBRANCH_WORK/runs/builtin/build.log"
+	# The run dir as bisect-tests leaves it: its id, the .config it built.
+	echo run-p2 >"$KBRANCH_WORK/runs/builtin/run-id"
+	printf 'CONFIG_EXT4_FS=y\n' >"$KBRANCH_WORK/runs/builtin/kernel.config"
 	# kbranch check's index and results: patch 1 clean, patch 2 one new.
 	: >"$w/p1.new"
 	printf '%s\n' "fs/ext4/super.c: warning: no previous prototype for 'ext4_fill_super' [-Wmissing-prototypes]" >"$w/p1.all"
@@ -233,6 +233,19 @@ EOF
 	grep -qx "   fs/ext4/super.c: warning: no previous prototype for 'ext4_fill_super' \[-Wmissing-prototypes\]" "$REPORT/$short-w1.txt"
 	grep -q '^>> carried-debian: .*kconfig=lost' "$REPORT/$short-carried-debian.txt"
 	sed 's/^/# /' "$text" >&3
+}
+
+@test "report: a run dir that a later run has taken gives the note no logs and no config" {
+	local short=${P2:0:12} run=$KBRANCH_WORK/runs/builtin
+	work_copy
+	# The note names the shared run dir; a later run there has another id.
+	echo run-later >"$run/run-id"
+	"$KBRANCH" report >/dev/null || { echo run-p2 >"$run/run-id"; return 1; }
+	echo run-p2 >"$run/run-id"
+	[ -f "$REPORT/$short-builtin.txt" ]
+	[ ! -e "$REPORT/logs/$short-builtin" ]
+	[ ! -e "$REPORT/logs/$short-builtin.config" ]
+	grep -q '^config:   x86_64-builtin$' "$REPORT/$short-builtin.txt"
 }
 
 @test "report: the schema refuses v4's valid, an unprefixed id, a missing build_id, a git:// repository URL, a bad status, hash or URL" {

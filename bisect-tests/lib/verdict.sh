@@ -13,11 +13,18 @@ verdict_of() {
 }
 
 # Prints the RESULT line, last of the variant's block; returns 0, 1 or 125.
+# Given a run dir $6, the line also says where this run's logs are, the
+# run's id (the run dir holds the last run only: its run-id file says
+# whether it is still this one's) and the .config it built.
 verdict_result() {
-	local variant=$1 build=$2 boot=$3 checks=$4 seconds=$5 verdict
+	local variant=$1 build=$2 boot=$3 checks=$4 seconds=$5 rdir=${6:-} verdict where=''
 	verdict=$(verdict_of "$build" "$boot" "$checks")
-	printf 'RESULT variant=%s build=%s boot=%s checks=%s seconds=%s verdict=%s\n' \
-		"$variant" "$build" "$boot" "$checks" "$seconds" "$verdict"
+	if [ -n "$rdir" ] && [ -f "$rdir/run-id" ]; then
+		where=" run=$rdir id=$(cat "$rdir/run-id")"
+		[ ! -f "$rdir/kernel.config" ] || where+=" config=$rdir/kernel.config"
+	fi
+	printf 'RESULT variant=%s build=%s boot=%s checks=%s seconds=%s%s verdict=%s\n' \
+		"$variant" "$build" "$boot" "$checks" "$seconds" "$where" "$verdict"
 	case $verdict in
 	good) return 0 ;;
 	skip | flaky) return 125 ;;
