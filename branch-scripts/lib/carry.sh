@@ -127,8 +127,12 @@ carry_oldconfig_advance() {
 # made fresh at the tip; a difference is allowed only where
 # bisect-tests/compat-differences lists it for k.
 
+# The ext4 family, for every check that compares configs: ext2/3/4 (ext4
+# serves ext2 and ext3), the old names, their ACL and security options, and
+# what only they select (JBD2, FS_MBCACHE, FS_POSIX_ACL): what the rename can change.
+CARRY_FAMILY='CONFIG_(EXT[234]|EXT4DEV|JBD2|FS_MBCACHE|FS_POSIX_ACL)[A-Z0-9_]*'
 carry_family() {
-	grep -E '^(# )?CONFIG_(EXT[234]|EXT4DEV|JBD2|FS_MBCACHE|FS_POSIX_ACL)[A-Z0-9_]*[= ]' "$1" | sort || true
+	grep -E "^(# )?${CARRY_FAMILY}[= ]" "$1" | sort || true
 }
 
 # Debian's config as a tester would make it at the checked-out commit: in
@@ -253,6 +257,7 @@ carry_state_files() {
 	fi
 	dir=${variant#carried-}
 	printf '%s\n' "$dir/base.config" "$dir/want" "$dir/stepped/.config" "$dir/fresh/$k/.config"
+	! variant_has "$variant" shapes || shapes_state_file "$variant"
 }
 
 carry_save() {

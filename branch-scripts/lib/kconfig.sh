@@ -104,23 +104,37 @@ kconfig_env() {
 	exec {lock}>&-
 }
 
-# kconfig-batch for KEY $1, log $2, at the checked-out tree: reads "MODE IN
-# OUT" lines (MODE defconfig or olddefconfig, as kconfig-batch.c says).
-# Each OUT appears only once conf has written it whole, so a killed run
-# leaves none that looks done.
+# kconfig-batch for KEY $1, log $2, at the checked-out tree or at source
+# tree $3 (a tree of Kconfig files and scripts/, which Kconfig's probes run:
+# the Kconfig of another commit, with this tree's conf environment): reads
+# "MODE IN OUT [SEED]" lines (the modes kconfig-batch.c says).  Each OUT
+# appears only once conf has written it whole, so a killed run leaves none
+# that looks done.
 kconfig_batch() {
-	local key=$1 log=$2 dir envv mode in out rc=0 finished
+	local key=$1 log=$2 srctree=${3:-$KTREE} dir envv mode in out seed rc=0 finished
 	dir=$(kconfig_arch_dir "$key")
 	mapfile -d '' envv <"$dir/conf.env"
+	[ "$srctree" = "$KTREE" ] || kconfig_env_srctree "$srctree"
 	# Batches may run at once (kbranch verify's points): a list of its own.
 	finished=$(mktemp "$log.done.XXXXXX")
-	while read -r mode in out; do
+	while read -r mode in out seed; do
 		rm -f "$out.new"
-		printf '%s %s %s\n' "$mode" "$in" "$out.new"
-	done | (cd "$dir" && env -i "${envv[@]}" "$(kconfig_batch_bin)" "$KTREE/Kconfig") 2>>"$log" >"$finished" || rc=$?
+		printf '%s %s %s %s\n' "$mode" "$in" "$out.new" "$seed"
+	done | (cd "$dir" && env -i "${envv[@]}" "$(kconfig_batch_bin)" "$srctree/Kconfig") 2>>"$log" >"$finished" || rc=$?
 	while read -r out; do
 		mv "$out" "${out%.new}"
 	done <"$finished"
 	rm -f "$finished"
 	return "$rc"
+}
+
+# In kconfig_batch's environment envv, the source tree is $1: where
+# Kconfig's "source" lines and probes ($(srctree)/scripts/...) look.
+kconfig_env_srctree() {
+	local i
+	for i in "${!envv[@]}"; do
+		case ${envv[i]} in
+		srctree=* | abs_srctree=* | VPATH=*) envv[i]=${envv[i]%%=*}=$1 ;;
+		esac
+	done
 }
