@@ -83,6 +83,8 @@ initramfs_build() {
 	# Like the guest program itself, /expect says nothing about the commit.
 	initramfs_expect "$variant" >"$rdir/expect" || die_setup "$variant: cannot write $rdir/expect"
 	if variant_is_modular "$variant"; then
+		command -v busybox >/dev/null ||
+			die_setup "$variant: busybox is missing (busybox-static provides /sbin/modprobe for a modular ext4)"
 		modroot=$rdir/modules
 		build_modules_install "$variant" "$modroot" || return 1
 	fi

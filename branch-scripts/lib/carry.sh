@@ -95,30 +95,36 @@ carried_step() {
 	echo "$want"
 }
 
-# The tester's .config for the oldconfig variant: the builtin variant's
+# The tester's .config for a carried variant $1: its reference variant's
 # config as generated at ext4dev-base, with the old names.
 carry_oldconfig_seed() {
-	bt_configure builtin "$(carry_dir)/seed" >&2 || return 1
-	cat "$(carry_dir)/seed/build/builtin/.config"
+	local reference
+	reference=$(variant_reference "$1")
+	bt_configure "$reference" "$(carry_dir)/seed" >&2 || return 1
+	cat "$(carry_dir)/seed/build/$reference/.config"
 }
 
-CARRY_OLDCONFIG_NAME=oldconfig.config
+# The .config a carried variant $1 takes to the next commit, relative to
+# the carry dir (carry_state_files) and as a path.
+carry_oldconfig_name() {
+	printf '%s.config\n' "$1"
+}
+
 carry_oldconfig_file() {
-	printf '%s/%s\n' "$(carry_dir)" "$CARRY_OLDCONFIG_NAME"
+	printf '%s/%s\n' "$(carry_dir)" "$(carry_oldconfig_name "$1")"
 }
 
 carry_oldconfig_start() {
-	local file
-	file=$(carry_oldconfig_file)
+	local variant=$1 file
+	file=$(carry_oldconfig_file "$variant")
 	mkdir -p "$(dirname "$file")"
-	carry_oldconfig_seed >"$file" || die "cannot generate the base config for the oldconfig variant"
+	carry_oldconfig_seed "$variant" >"$file" || die "cannot generate the base config for the $variant variant"
 }
 
-# After a commit's oldconfig run, its olddefconfig result is what the
-# tester carries to the next commit.
+# After a commit's run of carried variant $1, the .config it built ($2,
+# its RESULT's config=) is what the tester carries to the next commit.
 carry_oldconfig_advance() {
-	[ ! -f "$KBRANCH_WORK/build/oldconfig/.config" ] ||
-		cp "$KBRANCH_WORK/build/oldconfig/.config" "$(carry_oldconfig_file)"
+	[ ! -f "$2" ] || cp "$2" "$(carry_oldconfig_file "$1")"
 }
 
 # --- Configs neither gain nor lose on the way to the tip ---------------------
@@ -187,7 +193,7 @@ carry_allowed() {
 # At every commit: record the fresh config.  At the tip: carry each earlier
 # one here and compare.  Prints each unlisted difference; returns 1 if any.
 carry_fresh_step() {
-	local source=$1 k=$2 is_tip=$3 dir f from line bad=0 carried
+	local source=$1 k=$2 is_tip=$3 variant=$4 dir f from line bad=0 carried
 	dir=$(carry_dir)/$source/fresh
 	# A new run starts at the base: no fresh config of an earlier run stays.
 	[ "$k" != 0 ] || rm -rf "$dir"
@@ -213,7 +219,7 @@ carry_fresh_step() {
 		while IFS= read -r line; do
 			[[ "$line" == '< CONFIG_'* ]] || continue
 			line=${line:2}
-			carry_allowed config-gained "$from" "$line" "carried-$source" && continue
+			carry_allowed config-gained "$from" "$line" "$variant" && continue
 			echo "made fresh at commit $from and carried to the tip, it gains '$line', which the same config made at the tip lacks (not in compat-differences)"
 			bad=1
 		done < <(diff <(carry_family "$f/.config") <(carry_family "$dir/$k/.config") || true)
@@ -232,8 +238,8 @@ carry_fresh_step() {
 # earlier commit: the same chain as an inner commit is another check.
 carry_chain_key() {
 	local variant=$1 commit=$2 is_tip=$3 source=$1
-	[[ "$variant" == carried-* ]] || is_tip=-
-	[ "$variant" != carried-debian ] ||
+	[ "$(variant_kind "$variant")" = kconfig ] || is_tip=-
+	[ "$(variant_source "$variant" || true)" != debian ] ||
 		source+=-$(sha256sum </usr/src/linux-config-6.1/config.amd64_none_amd64.xz 2>/dev/null | cut -c1-12)
 	{
 		printf '%s %s %s tip=%s\n' "$source" "$(tests_version)" "$(toolchain)" "$is_tip"
@@ -251,11 +257,11 @@ carry_state_dir() {
 # relative to the carry dir.
 carry_state_files() {
 	local variant=$1 k=$2 dir
-	if [ "$variant" = oldconfig ]; then
-		printf '%s\n' "${CARRY_OLDCONFIG_NAME}"
+	if [ "$(variant_kind "$variant")" = carried ]; then
+		carry_oldconfig_name "$variant"
 		return
 	fi
-	dir=${variant#carried-}
+	dir=$(variant_source "$variant")
 	printf '%s\n' "$dir/base.config" "$dir/want" "$dir/stepped/.config" "$dir/fresh/$k/.config"
 	! variant_has "$variant" shapes || shapes_state_file "$variant"
 }
@@ -280,7 +286,7 @@ carry_restore() {
 	state=$(carry_state_dir "$variant" "$key")
 	[ -d "$state" ] || return 1
 	# A new chain starts at the base: no fresh config of another one stays.
-	[ "$k" != 0 ] || [ "$variant" = oldconfig ] || rm -rf "$(carry_dir)/${variant#carried-}/fresh"
+	[ "$k" != 0 ] || [ "$(variant_kind "$variant")" != kconfig ] || rm -rf "$(carry_dir)/$(variant_source "$variant")/fresh"
 	cp -R "$state/." "$(carry_dir)/"
 }
 
@@ -295,10 +301,16 @@ carry_packaged_file() {
 	printf '%s/packaged/%s/%s.config\n' "$(carry_dir)" "$CARRY_PACKAGED_KEY" "$1"
 }
 
-# Whose packaged forms the carried variants compare with: carried-<source>'s
-# source, and oldconfig's reference variant.
+# Whose packaged forms the carried variants compare with: a kconfig
+# variant's source=, a carried variant's reference.
 carry_packaged_sources() {
-	variant_registry | awk '$2 == "kconfig" { sub(/^carried-/, "", $1); print $1 } $2 == "carried" { print $3 }'
+	local name kind reference _
+	while read -r name kind reference _; do
+		case $kind in
+		kconfig) variant_source "$name" ;;
+		carried) printf '%s\n' "$reference" ;;
+		esac
+	done < <(variant_registry)
 }
 
 # The packaged forms are kept per version, tests, tools and Debian config.
