@@ -18,16 +18,20 @@ subcommands() {
 
 # The file of subcommand $1.
 subcommand_file() {
-	if [ -f "$REPO/branch-scripts/cmd/$1" ]; then
-		printf '%s\n' "$REPO/branch-scripts/cmd/$1"
-	else
-		printf '%s\n' "$REPO/branch-scripts/cmd/$1.sh"
-	fi
+	printf '%s\n' "$REPO/branch-scripts/cmd/$1.sh"
 }
 
 # README's "## Layout" section.
 readme_layout() {
 	sed -n '/^## Layout$/,/^## /p' "$REPO/README.md"
+}
+
+@test "every subcommand file is NAME.sh, and branch-scripts/lib/ holds only sourced .sh files" {
+	local f bad=()
+	for f in "$REPO"/branch-scripts/cmd/* "$REPO"/branch-scripts/lib/*; do
+		[[ "$f" == *.sh && ! -x "$f" ]] || bad+=("${f#"$REPO"/}")
+	done
+	[ "${#bad[@]}" -eq 0 ] || { echo "not a sourced NAME.sh: ${bad[*]}"; false; }
 }
 
 @test "README's layout has a line for every subcommand file in branch-scripts/cmd/" {
@@ -79,7 +83,7 @@ readme_layout() {
 @test "kbranch help CMD prints the file's header: the summary and the comment blocks that stand apart, not a function's comment" {
 	local copy
 	copy=$(repo_copy)
-	cat >"$copy/branch-scripts/cmd/zz-example" <<'EOF'
+	cat >"$copy/branch-scripts/cmd/zz-example.sh" <<'EOF'
 # shellcheck shell=bash
 # summary: an example subcommand; [--flag]
 

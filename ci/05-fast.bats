@@ -428,9 +428,9 @@ exit_code_items() {
 	chmod +x "$fake/branch-scripts/kbranch"
 	export KBRANCH_WORK=$BATS_TEST_TMPDIR/work KBRANCH_REPO=$fake
 	mkdir -p "$KBRANCH_WORK"
-	# cmd/all's run, in a shell of its own (bats has a run too).
+	# cmd/all.sh's run, in a shell of its own (bats has a run too).
 	all() {
-		bash -c 'set -euo pipefail; . "$1/branch-scripts/lib/common.sh"; KBRANCH_REPO=$2; . "$1/branch-scripts/cmd/all"; run' \
+		bash -c 'set -euo pipefail; . "$1/branch-scripts/lib/common.sh"; KBRANCH_REPO=$2; . "$1/branch-scripts/cmd/all.sh"; run' \
 			all "$REPO" "$fake" 2>&1
 	}
 	FAIL="" run all

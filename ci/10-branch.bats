@@ -189,7 +189,7 @@ load helpers
 }
 
 @test "shell scripts pass shellcheck" {
-	run shellcheck -x "$KBRANCH" "$REPO"/branch-scripts/lib/*.sh "$REPO"/branch-scripts/cmd/* "$REPO"/branch-scripts/lib/patatt "$REPO"/branch-scripts/lib/get-maintainer \
+	run shellcheck -x "$KBRANCH" "$REPO"/branch-scripts/lib/*.sh "$REPO"/branch-scripts/cmd/* "$REPO"/branch-scripts/libexec/patatt "$REPO"/branch-scripts/libexec/get-maintainer \
 		"$REPO"/ci/test "$REPO"/ci/timing-table "$REPO"/.ci/run "$REPO"/bisect-tests/run "$REPO"/bisect-tests/lib/*.sh \
 		"$REPO"/bisect-tests/debian/make-image "$REPO"/ci/canned/regenerate
 	echo "$output"
@@ -197,7 +197,7 @@ load helpers
 }
 
 @test "the C programs (guest, kconfig-batch) are checkpatch clean" {
-	run "$KTREE/scripts/checkpatch.pl" --no-tree --strict -f "$REPO"/bisect-tests/guest/*.c "$REPO"/branch-scripts/lib/kconfig-batch.c
+	run "$KTREE/scripts/checkpatch.pl" --no-tree --strict -f "$REPO"/bisect-tests/guest/*.c "$REPO"/branch-scripts/libexec/kconfig-batch.c
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ "$(grep -c '^total: 0 errors, 0 warnings, 0 checks' <<<"$output")" -eq 2 ]

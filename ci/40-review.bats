@@ -46,7 +46,7 @@ use_throwaway_key() {
 }
 
 patatt() {
-	(cd "$KTREE" && "$REPO/branch-scripts/lib/patatt" "$@")
+	(cd "$KTREE" && "$REPO/branch-scripts/libexec/patatt" "$@")
 }
 
 # A scratch branch: one commit, made by a shell snippet, on $4 (default

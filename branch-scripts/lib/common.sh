@@ -178,6 +178,6 @@ require_runner() {
 	*noreply* | *no-reply* | *.example)
 		die "user.email $email (git config in $KTREE) is a no-reply placeholder, like the patches' author, not yours: git -C $KTREE config user.email you@your.domain" ;;
 	esac
-	# shellcheck disable=SC2034 # read by cmd/submit and cmd/pull-request
+	# shellcheck disable=SC2034 # read by cmd/submit.sh and cmd/pull-request.sh
 	RUNNER_NAME=$name RUNNER_EMAIL=$email RUNNER="$name <$email>"
 }

@@ -1,10 +1,10 @@
 # shellcheck shell=bash
-# Where the list of kbranch list (cmd/list) is: its directory, ports and
+# Where the list of kbranch list (cmd/list.sh) is: its directory, ports and
 # archive URL, for the subcommands that send to it or read from it.
 # KBRANCH_LIST_SMTP_PORT (2525) and KBRANCH_LIST_HTTP_PORT (8780) choose
 # the ports; both listen on 127.0.0.1 only.
 
-# shellcheck disable=SC2034 # read by cmd/list
+# shellcheck disable=SC2034 # read by cmd/list.sh
 LIST_ADDRESS=linux-ext4@vger.kernel.org
 LIST_NAME=linux-ext4
 

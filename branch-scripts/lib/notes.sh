@@ -18,7 +18,7 @@ variant_registry() {
 }
 
 # What kbranch verify runs and records, in table order: every variant.
-# shellcheck disable=SC2034 # read by cmd/verify and cmd/results
+# shellcheck disable=SC2034 # read by cmd/verify.sh and cmd/results.sh
 mapfile -t KBRANCH_VARIANTS < <(variant_registry | cut -d' ' -f1)
 
 # Field $2 (kind, reference or traits) of variant $1, from the registry's

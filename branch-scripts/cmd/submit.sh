@@ -8,8 +8,8 @@ B4_BASE_BRANCH=kbranch/ext4dev-base
 b4_config() {
 	local pairs=()
 	pairs+=(b4.prep-cover-strategy branch-description)
-	pairs+=(b4.send-auto-to-cmd "$KBRANCH_REPO/branch-scripts/lib/get-maintainer --nogit --nogit-fallback --nogit-chief-penguins --norolestats --nol")
-	pairs+=(b4.send-auto-cc-cmd "$KBRANCH_REPO/branch-scripts/lib/get-maintainer --nogit --nogit-fallback --nogit-chief-penguins --norolestats --nom")
+	pairs+=(b4.send-auto-to-cmd "$KBRANCH_REPO/branch-scripts/libexec/get-maintainer --nogit --nogit-fallback --nogit-chief-penguins --norolestats --nol")
+	pairs+=(b4.send-auto-cc-cmd "$KBRANCH_REPO/branch-scripts/libexec/get-maintainer --nogit --nogit-fallback --nogit-chief-penguins --norolestats --nom")
 	# -o only writes files, but b4 picks SMTP or its web endpoint first.
 	kgit config sendemail.smtpserver >/dev/null || pairs+=(sendemail.smtpserver localhost)
 	# b4 reads back what was sent from the list's archive.
@@ -312,7 +312,7 @@ sign_thread() {
 	local out=$1 log=$2 messages=()
 	mapfile -t messages < <(find "$out" -name '*.eml' | sort)
 	[ "${#messages[@]}" -gt 0 ] || die "b4 wrote no messages to $out (log: $log)"
-	(cd "$KTREE" && "$KBRANCH_REPO/branch-scripts/lib/patatt" sign "${messages[@]}") >>"$log" 2>&1 ||
+	(cd "$KTREE" && "$KBRANCH_REPO/branch-scripts/libexec/patatt" sign "${messages[@]}") >>"$log" 2>&1 ||
 		die "patatt could not sign the thread with the configured key (log: $log)"
 	step "signed ${#messages[@]} messages with patatt"
 }

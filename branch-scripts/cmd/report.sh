@@ -4,7 +4,7 @@
 # KCIDB's name for the CI system that submits: every id starts with it.
 KCIDB_ORIGIN=kbranch
 
-# One fact for lib/kcidb-report: a type word, then key=value fields, tab
+# One fact for libexec/kcidb-report: a type word, then key=value fields, tab
 # separated (no value of ours holds a tab or a newline).
 fact() {
 	local IFS=$'\t'
@@ -39,7 +39,7 @@ repository_facts() {
 # Where the report dir is served from (git config kbranch.report-url, an
 # https:// or file:// URL), so that patchset_files, logs and configs are
 # URLs a reader can fetch; by default (empty), the dir itself as a file://
-# URL, which lib/kcidb-report writes.
+# URL, which libexec/kcidb-report writes.
 report_url() {
 	local url
 	url=$(kgit config kbranch.report-url || true)
@@ -235,7 +235,7 @@ run() {
 	load_latest_notes
 	facts=$(report_facts "$out" "$repo"$'\t'"url=$url")
 	printf '%s\n' "$facts" >"$out/facts.tsv"
-	texts=$(printf '%s\n' "$facts" | "$KBRANCH_REPO/branch-scripts/lib/kcidb-report" 2>"$out/kcidb-report.err") ||
+	texts=$(printf '%s\n' "$facts" | "$KBRANCH_REPO/branch-scripts/libexec/kcidb-report" 2>"$out/kcidb-report.err") ||
 		die "$(tail -n 1 "$out/kcidb-report.err")"
 	rm -f "$out/kcidb-report.err"
 	printf '%s\n' "$out/kcidb.json"

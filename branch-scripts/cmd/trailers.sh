@@ -4,7 +4,7 @@
 # b4 applies a reply's Reviewed-by/Acked-by/Tested-by to its patch, and a
 # reply to the cover letter to every patch; it refuses a trailer whose
 # address is not its sender's.  What it read, took and refused is said
-# from the archive itself (lib/thread-report) and b4's own words; the
+# from the archive itself (libexec/thread-report) and b4's own words; the
 # branch's trees must not change (trailers are in messages only).
 
 parse_trailers_args() {
@@ -49,7 +49,7 @@ indented() {
 
 report() {
 	local before=$1 after=$2 log=$3 replies gained refused line from t
-	replies=$("$KBRANCH_REPO/branch-scripts/lib/thread-report" "$(list_dir)/inbox" "$(list_dir)/sent-ids") ||
+	replies=$("$KBRANCH_REPO/branch-scripts/libexec/thread-report" "$(list_dir)/inbox" "$(list_dir)/sent-ids") ||
 		die "cannot read the archive $(list_dir)/inbox"
 	gained=$(gained_trailers "$before" "$after")
 	refused=$(sed -n 's/^ *! Trailer: \(.*\)$/\1/p' "$log")
