@@ -118,3 +118,27 @@ EOF
 	must_fail_with_one_line "$KBRANCH" help import export
 	[ "$status" -eq 1 ]
 }
+
+# The KBRANCH_* names the files under $1 read ($NAME or ${NAME...}: not a
+# NAME= handed to a child), and those its settings file $2 sets.
+names_read() {
+	grep -rhoE '\$\{?KBRANCH_[A-Z0-9_]+' "$1" | tr -d '${' | sort -u
+}
+names_set() {
+	sed -nE 's/^: "\$\{(KBRANCH_[A-Z0-9_]+):=.*/\1/p' "$1" | sort -u
+}
+
+@test "settings: every KBRANCH_* name a program reads is in its settings file with a default, once, and in the docs" {
+	local program names missing name
+	for program in branch-scripts bisect-tests; do
+		names=$(names_set "$REPO/$program/lib/settings.sh")
+		[ "$(grep -c . <<<"$names")" -ge 5 ]
+		missing=$(comm -23 <(names_read "$REPO/$program") <(printf '%s\n' "$names"))
+		[ -z "$missing" ] || { echo "$program reads, its settings.sh does not set: $missing"; false; }
+		# A default is written once: in the settings file, not at each use.
+		[ -z "$(grep -rnE '\$\{KBRANCH_[A-Z0-9_]+:[-=]' "$REPO/$program" --exclude=settings.sh)" ]
+		while IFS= read -r name; do
+			grep -rqw "$name" "$REPO/docs" || { echo "$name is in no page of docs/"; false; }
+		done <<<"$names"
+	done
+}

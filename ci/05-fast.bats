@@ -316,7 +316,7 @@ exit_code_items() {
 }
 
 @test "configs at the tip against the packaged form: a listed difference passes, any other is printed and bad" {
-	KBRANCH_REPO=$REPO
+	KB_REPO=$REPO
 	KBRANCH_WORK=$BATS_TEST_TMPDIR/work
 	# shellcheck source=branch-scripts/lib/carry.sh
 	source "$REPO/branch-scripts/lib/carry.sh"
@@ -426,11 +426,11 @@ exit_code_items() {
 	[[ " $FAIL " != *" $1 "* ]]
 	SH
 	chmod +x "$fake/branch-scripts/kbranch"
-	export KBRANCH_WORK=$BATS_TEST_TMPDIR/work KBRANCH_REPO=$fake
+	export KBRANCH_WORK=$BATS_TEST_TMPDIR/work KB_REPO=$fake
 	mkdir -p "$KBRANCH_WORK"
 	# cmd/all.sh's run, in a shell of its own (bats has a run too).
 	all() {
-		bash -c 'set -euo pipefail; . "$1/branch-scripts/lib/common.sh"; KBRANCH_REPO=$2; . "$1/branch-scripts/cmd/all.sh"; run' \
+		bash -c 'set -euo pipefail; . "$1/branch-scripts/lib/common.sh"; KB_REPO=$2; . "$1/branch-scripts/cmd/all.sh"; run' \
 			all "$REPO" "$fake" 2>&1
 	}
 	FAIL="" run all
@@ -453,8 +453,8 @@ exit_code_items() {
 	# shellcheck source=branch-scripts/lib/common.sh
 	source "$REPO/branch-scripts/lib/common.sh"
 	KTREE=$BATS_TEST_TMPDIR/notes-tree
-	KBRANCH_TESTS_VERSION=abc123
-	KBRANCH_TOOLCHAIN=gcc-1,qemu-2,busybox-3
+	KB_TESTS_VERSION=abc123
+	KB_TOOLCHAIN=gcc-1,qemu-2,busybox-3
 	# shellcheck source=branch-scripts/lib/notes.sh
 	source "$REPO/branch-scripts/lib/notes.sh"
 	git init -q "$KTREE"
@@ -470,15 +470,15 @@ exit_code_items() {
 	note_passed "$two" carried-minimal aaaa
 	! note_passed "$two" carried-minimal bbbb || false
 	# Another tests version or toolchain is another key.
-	KBRANCH_TESTS_VERSION=def456
+	KB_TESTS_VERSION=def456
 	note_forget
 	! note_passed "$two" builtin || false
-	KBRANCH_TESTS_VERSION=abc123
+	KB_TESTS_VERSION=abc123
 	note_forget
 	# The reuse is recorded on the commit verified, once.
 	note_reuse "$two" builtin
 	note_reuse "$two" builtin
-	[ "$(kgit notes --ref="$KBRANCH_NOTES" show "$two" | grep -c 'variant=builtin .*verdict=good reused=1')" -eq 1 ]
+	[ "$(kgit notes --ref="$KB_NOTES" show "$two" | grep -c 'variant=builtin .*verdict=good reused=1')" -eq 1 ]
 	# A bad line for the same key, on any commit, wins over every good one.
 	note_record "$one" builtin bad 'build=ok boot=fail checks=skip'
 	! note_passed "$two" builtin || false

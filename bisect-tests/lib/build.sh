@@ -151,7 +151,7 @@ build_series_files() {
 # HEAD, else HEAD.
 build_series_end() {
 	local end
-	for end in refs/bisect/bad "refs/heads/${KBRANCH_BRANCH:-ext4-rename}"; do
+	for end in refs/bisect/bad "refs/heads/$KBRANCH_BRANCH"; do
 		git rev-parse -q --verify "$end^{commit}" >/dev/null || continue
 		if git merge-base --is-ancestor HEAD "$end"; then
 			printf '%s\n' "$end"

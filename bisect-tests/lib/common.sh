@@ -3,7 +3,8 @@
 
 export BT_DIR
 BT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-KBRANCH_WORK=${KBRANCH_WORK:-${XDG_CACHE_HOME:-$HOME/.cache}/kbranch}
+# shellcheck source=bisect-tests/lib/settings.sh
+. "$BT_DIR/lib/settings.sh"
 BT_START=$SECONDS
 
 # Setup errors are not about the commit: git bisect run stops on 128.

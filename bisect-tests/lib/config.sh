@@ -77,7 +77,7 @@ config_generate_old() {
 	bdir=$(build_dir "$variant")
 	rdir=$(run_dir "$variant")
 	scratch=$bdir/bisect-tests.config
-	[ -f "${KBRANCH_OLDCONFIG:-}" ] || die_setup "the $variant variant needs KBRANCH_OLDCONFIG, a .config to carry"
+	[ -f "$KBRANCH_OLDCONFIG" ] || die_setup "the $variant variant needs KBRANCH_OLDCONFIG, a .config to carry"
 	mkdir -p "$bdir"
 	key=$(config_key "$KBRANCH_OLDCONFIG")
 	if ! config_cached "$key" "$scratch" "$rdir/config.log"; then

@@ -33,7 +33,7 @@ expect() {
 # Sets EXPECT_<key> for every declared key; dies (128) without a declaration.
 expect_load() {
 	local decl pair key subjects
-	decl=${KBRANCH_EXPECT:-}
+	decl=$KBRANCH_EXPECT
 	if [ -z "$decl" ]; then
 		# Read the whole history first: expect_lookup stops at its first match,
 		# and a git log killed by SIGPIPE would fail the pipeline (pipefail).

@@ -8,11 +8,11 @@
 BT_BOOT_ATTEMPTS=4
 
 qemu_timeout() {
-	printf '%s\n' "${KBRANCH_BOOT_TIMEOUT:-120}"
+	printf '%s\n' "$KBRANCH_BOOT_TIMEOUT"
 }
 
 qemu_accel() {
-	if [ "${KBRANCH_KVM:-0}" = 1 ]; then
+	if [ "$KBRANCH_KVM" = 1 ]; then
 		printf '%s\n' -accel kvm -cpu host
 	else
 		printf '%s\n' -accel tcg -cpu max
@@ -82,7 +82,7 @@ qemu_command() {
 # machine does, half of them at the start, half as a hang; "first": every
 # boot's first attempt fails at the start.  Unset, none.
 qemu_injected_fault() {
-	local rate=${KBRANCH_FAULT_QEMU:-0}
+	local rate=$KBRANCH_FAULT_QEMU
 	if [ "$rate" = first ]; then
 		[ "${BT_BOOT_ATTEMPT:-1}" != 1 ] || echo start
 	elif [ $((RANDOM % 100)) -lt "$rate" ]; then
@@ -96,7 +96,7 @@ qemu_injected_fault() {
 qemu_retrying() {
 	local console=$1 attempt start rc why=''
 	shift
-	[[ "${KBRANCH_FAULT_QEMU:-0}" =~ ^([0-9]+|first)$ ]] ||
+	[[ "$KBRANCH_FAULT_QEMU" =~ ^([0-9]+|first)$ ]] ||
 		die_setup "KBRANCH_FAULT_QEMU must be a percentage or 'first', not '$KBRANCH_FAULT_QEMU'"
 	for ((attempt = 1; attempt <= BT_BOOT_ATTEMPTS; attempt++)); do
 		BT_BOOT_ATTEMPT=$attempt

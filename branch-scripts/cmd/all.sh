@@ -36,7 +36,7 @@ run() {
 		args=()
 		# submit writes the thread; sending it to a list is a step of its own.
 		[ "$sub" != submit ] || args=(--dry-run)
-		"$KBRANCH_REPO/branch-scripts/kbranch" "$sub" "${args[@]}" || rc=$?
+		"$KB_REPO/branch-scripts/kbranch" "$sub" "${args[@]}" || rc=$?
 		if [ "$rc" -eq 0 ]; then
 			summary+=("$(printf '  %-13s ok      %5ss  %s' "$sub" "$((SECONDS - start))" "$(step_output "$sub")")")
 		else

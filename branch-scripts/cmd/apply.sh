@@ -13,9 +13,9 @@ warn_if_version_differs() {
 run() {
 	[ "$#" -eq 0 ] || die "apply takes no arguments"
 	# shellcheck source=branch-scripts/lib/series.sh
-	. "$KBRANCH_REPO/branch-scripts/lib/series.sh"
+	. "$KB_REPO/branch-scripts/lib/series.sh"
 	# shellcheck source=branch-scripts/lib/patches.sh
-	. "$KBRANCH_REPO/branch-scripts/lib/patches.sh"
+	. "$KB_REPO/branch-scripts/lib/patches.sh"
 	require_tree
 	take_lock
 	require_clean_tree
@@ -24,8 +24,8 @@ run() {
 	mapfile -t patches <<<"$list"
 	warn_if_version_differs
 	restore_head_on_exit
-	orig=$KBRANCH_ORIG
-	kgit checkout -q --detach "$KBRANCH_BASE_TAG"
+	orig=$KB_ORIG
+	kgit checkout -q --detach "$KB_BASE_TAG"
 	for patch in "${patches[@]}"; do
 		n=$((n + 1))
 		step "applying [$n/${#patches[@]}] $(basename "$patch")"
@@ -35,7 +35,7 @@ run() {
 		fi
 	done
 	kgit branch -f "$KBRANCH_BRANCH" HEAD
-	KBRANCH_ORIG=$KBRANCH_BRANCH
+	KB_ORIG=$KBRANCH_BRANCH
 	restore_head_now
-	step "branch $KBRANCH_BRANCH: ${#patches[@]} commits on $KBRANCH_BASE_TAG, tip $(kgit rev-parse --short HEAD)"
+	step "branch $KBRANCH_BRANCH: ${#patches[@]} commits on $KB_BASE_TAG, tip $(kgit rev-parse --short HEAD)"
 }

@@ -44,17 +44,17 @@ median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] 
 max() { sort -n | tail -n 1; }
 
 verify_in() {
-	KBRANCH_WORK=$1 "$KBRANCH_REPO/branch-scripts/kbranch" verify --variant builtin "${@:2}"
+	KBRANCH_WORK=$1 "$KB_REPO/branch-scripts/kbranch" verify --variant builtin "${@:2}"
 }
 
 # The naive way: every commit built from an empty build dir.
 naive_run() {
 	local work=$1 commit
-	for commit in $(git -C "$KTREE" rev-parse "$KBRANCH_BASE_TAG^{commit}") \
-		$(git -C "$KTREE" rev-list --reverse "$KBRANCH_BASE_TAG..$KBRANCH_BRANCH"); do
+	for commit in $(git -C "$KTREE" rev-parse "$KB_BASE_TAG^{commit}") \
+		$(git -C "$KTREE" rev-list --reverse "$KB_BASE_TAG..$KBRANCH_BRANCH"); do
 		rm -rf "$work/build"
 		git -C "$KTREE" checkout -q --detach "$commit"
-		(cd "$KTREE" && KBRANCH_WORK=$work "$KBRANCH_REPO/bisect-tests/run" --variant builtin) || return 1
+		(cd "$KTREE" && KBRANCH_WORK=$work "$KB_REPO/bisect-tests/run" --variant builtin) || return 1
 	done
 	git -C "$KTREE" checkout -q -f "$KBRANCH_BRANCH"
 }
@@ -84,7 +84,7 @@ distcc_run() {
 		--log-stderr --log-level info 2>"$work/distccd.log" &
 	pid=$!
 	(cd "$KTREE" && KBRANCH_WORK=$work CC="distcc gcc" DISTCC_HOSTS="127.0.0.1:$port/2" \
-		DISTCC_FALLBACK=0 "$KBRANCH_REPO/bisect-tests/run" --variant builtin) || rc=$?
+		DISTCC_FALLBACK=0 "$KB_REPO/bisect-tests/run" --variant builtin) || rc=$?
 	kill "$pid" 2>/dev/null || true
 	return "$rc"
 }
@@ -125,7 +125,7 @@ CLEAR_LOG = 1
 TEST_START
 TEST_TYPE = patchcheck
 PATCHCHECK_TYPE = build
-PATCHCHECK_START = $KBRANCH_BASE_TAG
+PATCHCHECK_START = $KB_BASE_TAG
 PATCHCHECK_END = $KBRANCH_BRANCH
 BUILD_TYPE = useconfig:$config
 BUILD_NOCLEAN = 1
@@ -151,8 +151,8 @@ ktest_case() {
 	local dir seed ours k kw ow ow_warm why
 	dir=$(bench_workdir ktest)
 	seed=$(bench_workdir ktest-seed)
-	kgit checkout -q --detach "$KBRANCH_BASE_TAG"
-	(. "$KBRANCH_REPO/branch-scripts/lib/kbuild.sh" && bt_configure builtin "$seed") >"$seed.log" 2>&1 ||
+	kgit checkout -q --detach "$KB_BASE_TAG"
+	(. "$KB_REPO/branch-scripts/lib/kbuild.sh" && bt_configure builtin "$seed") >"$seed.log" 2>&1 ||
 		die "bench: cannot make the builtin config at the base (log: $seed.log)"
 	kgit checkout -q -f "$KBRANCH_BRANCH"
 	mkdir -p "$dir/build"
@@ -196,14 +196,14 @@ matrix_case() {
 	local w m warm v builds=0 b carried
 	w=$(bench_workdir matrix)
 	step "the whole matrix, cold: kbranch verify, every variant and carried config (log: $w.log)"
-	m=$(timed "$w.log" env KBRANCH_WORK="$w" "$KBRANCH_REPO/branch-scripts/kbranch" verify --rerun) ||
+	m=$(timed "$w.log" env KBRANCH_WORK="$w" "$KB_REPO/branch-scripts/kbranch" verify --rerun) ||
 		die "bench: the whole matrix failed (log: $w.log)"
 	step "the whole matrix, warm: nothing changed"
-	warm=$(timed "$w.warm.log" env KBRANCH_WORK="$w" "$KBRANCH_REPO/branch-scripts/kbranch" verify) ||
+	warm=$(timed "$w.warm.log" env KBRANCH_WORK="$w" "$KB_REPO/branch-scripts/kbranch" verify) ||
 		die "bench: the warm whole matrix failed (log: $w.warm.log)"
 	report "whole matrix, cold (kbranch verify)" "${m%.*} s"
 	# Every variant that builds a kernel, from the registry.
-	for v in $("$KBRANCH_REPO/bisect-tests/run" --list-variants | awk '$2 == "built" || $2 == "carried" { print $1 }'); do
+	for v in $("$KB_REPO/bisect-tests/run" --list-variants | awk '$2 == "built" || $2 == "carried" { print $1 }'); do
 		b=$(stage_seconds "$w.log" 'build (' 'initramfs and images (' "$v" | sum)
 		report "    pure build, $v (cold + incremental)" "$b s"
 		builds=$((builds + b))
@@ -233,7 +233,7 @@ defconfigs_case() {
 	local w t n role secs
 	w=$(bench_workdir defconfigs)
 	step "defconfigs: every defconfig the series touches, cold (log: $w.log)"
-	t=$(timed "$w.log" env KBRANCH_WORK="$w" "$KBRANCH_REPO/branch-scripts/kbranch" defconfigs) ||
+	t=$(timed "$w.log" env KBRANCH_WORK="$w" "$KB_REPO/branch-scripts/kbranch" defconfigs) ||
 		die "bench: kbranch defconfigs failed (log: $w.log)"
 	n=$(grep -c '^ok ' "$w.log" || true)
 	report "defconfigs: $n defconfigs x 4 Kconfig runs, cold (budget: 300 s)" "${t%.*} s"
@@ -298,7 +298,7 @@ run() {
 	restore_head_on_exit
 	printf 'kbranch bench on %s (%s cores, %s), commit %s of this repository, %s; ccache off\n' \
 		"$(hostname)" "$(nproc)" "$(. /etc/os-release && echo "$PRETTY_NAME")" \
-		"$(git -C "$KBRANCH_REPO" rev-parse --short HEAD 2>/dev/null || echo unknown)" "$(date -u +%F)"
+		"$(git -C "$KB_REPO" rev-parse --short HEAD 2>/dev/null || echo unknown)" "$(date -u +%F)"
 	for c in "${cases[@]}"; do
 		"${c}_case"
 	done

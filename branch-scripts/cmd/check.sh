@@ -39,7 +39,7 @@ checkpatch_not_judged() {
 }
 
 excepted() {
-	local subject=$1 type=$2 file=$KBRANCH_REPO/checkpatch-exceptions.txt
+	local subject=$1 type=$2 file=$KB_REPO/checkpatch-exceptions.txt
 	[ -f "$file" ] || return 1
 	grep -v '^#' "$file" | awk -F' [|] ' -v s="$subject" -v t="$type" '$1 == s && $2 == t { f = 1 } END { exit !f }'
 }
@@ -60,7 +60,7 @@ parse_check_args() {
 	kinds="checkpatch $(gate_kinds | tr '\n' ' ')docs"
 	CHECKS=()
 	CHECK_BRANCH=$KBRANCH_BRANCH
-	CHECK_SINCE=$KBRANCH_BASE_TAG
+	CHECK_SINCE=$KB_BASE_TAG
 	while [ "$#" -gt 0 ]; do
 		case "$1" in
 		--only)
@@ -142,9 +142,9 @@ judge_point() {
 
 run() {
 	# shellcheck source=branch-scripts/lib/kbuild.sh
-	. "$KBRANCH_REPO/branch-scripts/lib/kbuild.sh"
+	. "$KB_REPO/branch-scripts/lib/kbuild.sh"
 	# shellcheck source=branch-scripts/lib/gate.sh
-	. "$KBRANCH_REPO/branch-scripts/lib/gate.sh"
+	. "$KB_REPO/branch-scripts/lib/gate.sh"
 	parse_check_args "$@"
 	require_tree
 	take_lock
@@ -154,7 +154,7 @@ run() {
 	since=$(kgit rev-parse -q --verify "$CHECK_SINCE^{commit}") || die "check --since: no commit $CHECK_SINCE in $KTREE"
 	mapfile -t commits < <(kgit rev-list --reverse "$since..$CHECK_BRANCH")
 	[ "${#commits[@]}" -gt 0 ] || die "no commits on $CHECK_BRANCH after $CHECK_SINCE; run 'kbranch apply' first"
-	mapfile -t GATE_DIRS < <(series_code_dirs "$KBRANCH_BASE_TAG" "$CHECK_BRANCH")
+	mapfile -t GATE_DIRS < <(series_code_dirs "$KB_BASE_TAG" "$CHECK_BRANCH")
 	GATE_DIRS_KEY=$(printf '%s\n' "${GATE_DIRS[@]}" | md5sum | cut -c1-8)
 	mapfile -t points < <(plan_points "$since" "${commits[@]}")
 	restore_head_on_exit

@@ -27,7 +27,7 @@ defconfig_dir() {
 # says which): one conf environment per KEY.
 series_defconfigs() {
 	local path srcarch name key
-	kgit diff --name-only "$KBRANCH_BASE_TAG^{commit}" "$DEFCONFIG_BRANCH" -- ':(glob)arch/*/configs/**/*defconfig' |
+	kgit diff --name-only "$KB_BASE_TAG^{commit}" "$DEFCONFIG_BRANCH" -- ':(glob)arch/*/configs/**/*defconfig' |
 		while read -r path; do
 			srcarch=$(cut -d/ -f2 <<<"$path")
 			name=$(basename "$path")
@@ -53,9 +53,9 @@ role_dir() {
 	local role=$1 key
 	case "$role" in
 	packaged) key=$(kgit rev-parse "packaged/$DEFCONFIG_VERSION^{tree}") ;;
-	base) key=$(kgit rev-parse "$KBRANCH_BASE_TAG^{tree}") ;;
+	base) key=$(kgit rev-parse "$KB_BASE_TAG^{tree}") ;;
 	tip) key=$(kgit rev-parse "$DEFCONFIG_BRANCH^{tree}") ;;
-	carried) key=$(kgit rev-parse "$KBRANCH_BASE_TAG^{tree}")-$(kgit rev-parse "$DEFCONFIG_BRANCH^{tree}") ;;
+	carried) key=$(kgit rev-parse "$KB_BASE_TAG^{tree}")-$(kgit rev-parse "$DEFCONFIG_BRANCH^{tree}") ;;
 	esac
 	printf '%s/results/%s/%s\n' "$(defconfig_dir)" "$role" "$key"
 }
@@ -72,7 +72,7 @@ missing_results() {
 # time (xargs runs each in a bash of its own: the functions are exported).
 run_role() {
 	local role=$1 todo=$2 dir=$3 base_dir=$4
-	export KTREE KBRANCH_WORK KBRANCH_REPO KCONFIG_MAKEFILE KCONFIG_KEY KCONFIG_USE
+	export KTREE KBRANCH_WORK KB_REPO KCONFIG_MAKEFILE KCONFIG_KEY KCONFIG_USE
 	export -f kgit kconfig_dir kconfig_tools kconfig_arch_dir kconfig_batch_bin kconfig_batch batch_lines batch_key
 	mkdir -p "$dir"
 	cut -d' ' -f1 "$todo" | sort -u |
@@ -122,7 +122,7 @@ parse_defconfig_args() {
 role_commit() {
 	case "$1" in
 	packaged) kgit rev-parse "packaged/$DEFCONFIG_VERSION^{commit}" ;;
-	base) kgit rev-parse "$KBRANCH_BASE_TAG^{commit}" ;;
+	base) kgit rev-parse "$KB_BASE_TAG^{commit}" ;;
 	tip | carried) kgit rev-parse "$DEFCONFIG_BRANCH^{commit}" ;;
 	esac
 }
@@ -133,7 +133,7 @@ ensure_envs() {
 	local list=$1
 	kconfig_build
 	[ "$(kgit rev-parse HEAD)" = "$(role_commit packaged)" ] || kgit checkout -q --detach "$(role_commit packaged)"
-	export KTREE KBRANCH_WORK KBRANCH_REPO KCONFIG_MAKEFILE KCONFIG_KEY KCONFIG_USE
+	export KTREE KBRANCH_WORK KB_REPO KCONFIG_MAKEFILE KCONFIG_KEY KCONFIG_USE
 	export -f kgit die kconfig_dir kconfig_tools kconfig_arch_dir kconfig_make_args kconfig_build kconfig_batch_bin kconfig_batch kconfig_env
 	first_of_each_key "$list" | xargs -P "$(nproc)" -L 1 bash -c 'kconfig_env "$@"' _ ||
 		die "defconfigs: recording conf's environment failed (see above)"
@@ -164,9 +164,9 @@ judge_defconfigs() {
 
 run() {
 	# shellcheck source=branch-scripts/lib/carry.sh
-	. "$KBRANCH_REPO/branch-scripts/lib/carry.sh"
+	. "$KB_REPO/branch-scripts/lib/carry.sh"
 	# shellcheck source=branch-scripts/lib/kconfig.sh
-	. "$KBRANCH_REPO/branch-scripts/lib/kconfig.sh"
+	. "$KB_REPO/branch-scripts/lib/kconfig.sh"
 	parse_defconfig_args "$@"
 	require_tree
 	take_lock

@@ -30,16 +30,16 @@ import_packaged() {
 # Which fixture a base was made from: recorded in the tag, so that an
 # import notices when base/ has changed since.
 fixture_id() {
-	cat "$KBRANCH_REPO"/base/*.patch | sha256sum | cut -c1-12
+	cat "$KB_REPO"/base/*.patch | sha256sum | cut -c1-12
 }
 
 apply_base() {
 	local patch why
 	step "applying base/ (the ext4dev-era fixture)"
-	for patch in "$KBRANCH_REPO"/base/*.patch; do
+	for patch in "$KB_REPO"/base/*.patch; do
 		why=$(am_one "$patch") || die "base fixture: $why (linux-source $1)"
 	done
-	kgit tag -f -a -m "ext4dev-era fixture on linux-source $1 (fixture $(fixture_id))" "$KBRANCH_BASE_TAG" >/dev/null
+	kgit tag -f -a -m "ext4dev-era fixture on linux-source $1 (fixture $(fixture_id))" "$KB_BASE_TAG" >/dev/null
 }
 
 # base/ changed since this tree was imported: make the base again on the
@@ -47,13 +47,13 @@ apply_base() {
 # puts the series on the new base; the old base stays reachable as a tag.
 refresh_base() {
 	local version=$1 old
-	old=$(kgit rev-parse "$KBRANCH_BASE_TAG^{commit}")
+	old=$(kgit rev-parse "$KB_BASE_TAG^{commit}")
 	require_clean_tree
 	restore_head_on_exit
 	kgit checkout -q --detach "packaged/$(version_ref "$version")"
 	apply_base "$version"
-	kgit tag -f "$KBRANCH_BASE_TAG-previous" "$old" >/dev/null
-	step "base/ changed since the import: $KBRANCH_BASE_TAG is now $(kgit rev-parse --short "$KBRANCH_BASE_TAG^{commit}") (was ${old:0:7}, kept as $KBRANCH_BASE_TAG-previous); run 'kbranch apply'"
+	kgit tag -f "$KB_BASE_TAG-previous" "$old" >/dev/null
+	step "base/ changed since the import: $KB_BASE_TAG is now $(kgit rev-parse --short "$KB_BASE_TAG^{commit}") (was ${old:0:7}, kept as $KB_BASE_TAG-previous); run 'kbranch apply'"
 }
 
 # The source to import: --source FILE (an installed tarball, or a
@@ -76,7 +76,7 @@ resolve_source() {
 			die "--source: $file is $package, not a linux-source package"
 		SOURCE_VERSION=$(dpkg-deb -f "$file" Version)
 		SOURCE_DEB=$(readlink -f "$file")
-		SOURCE_TARBALL=$KBRANCH_TMP/deb/usr/src/$package.tar.xz
+		SOURCE_TARBALL=$KB_TMP/deb/usr/src/$package.tar.xz
 		;;
 	*.tar.xz)
 		SOURCE_TARBALL=$(readlink -f "$file")
@@ -90,10 +90,10 @@ resolve_source() {
 # its time, which dates the commit: the same commit as the installed one.
 extract_deb_tarball() {
 	[ -n "$SOURCE_DEB" ] || return 0
-	step "extracting ${SOURCE_TARBALL#"$KBRANCH_TMP/deb/"} from $(basename "$SOURCE_DEB")"
-	mkdir -p "$KBRANCH_TMP/deb"
-	dpkg-deb --fsys-tarfile "$SOURCE_DEB" | tar -x -C "$KBRANCH_TMP/deb" ".${SOURCE_TARBALL#"$KBRANCH_TMP/deb"}" 2>/dev/null ||
-		die "--source: $SOURCE_DEB holds no ${SOURCE_TARBALL#"$KBRANCH_TMP/deb"}"
+	step "extracting ${SOURCE_TARBALL#"$KB_TMP/deb/"} from $(basename "$SOURCE_DEB")"
+	mkdir -p "$KB_TMP/deb"
+	dpkg-deb --fsys-tarfile "$SOURCE_DEB" | tar -x -C "$KB_TMP/deb" ".${SOURCE_TARBALL#"$KB_TMP/deb"}" 2>/dev/null ||
+		die "--source: $SOURCE_DEB holds no ${SOURCE_TARBALL#"$KB_TMP/deb"}"
 }
 
 # A newer version into the repository that holds the older: its own root
@@ -101,7 +101,7 @@ extract_deb_tarball() {
 # date), then the fixture on it as ext4dev-base-<version>.  The branch and
 # ext4dev-base stay on the old base until "kbranch rebase" moves them.
 import_beside() {
-	local version=$1 ref tmp=$KBRANCH_TMP/tree old
+	local version=$1 ref tmp=$KB_TMP/tree old
 	ref=$(version_ref "$version")
 	old=$(base_version)
 	step "adding packaged/$ref beside packaged/$old"
@@ -109,24 +109,24 @@ import_beside() {
 	import_packaged "$KTREE/.git" "$SOURCE_TARBALL" "$version" "$tmp"
 	rm -rf "$tmp"
 	base_beside "$version"
-	step "imported linux-source $version beside $old: packaged/$ref, $KBRANCH_BASE_TAG-$ref; move the series with 'kbranch rebase $version'"
+	step "imported linux-source $version beside $old: packaged/$ref, $KB_BASE_TAG-$ref; move the series with 'kbranch rebase $version'"
 }
 
 # The fixture on packaged/<version>, in a worktree of its own: the main
 # tree and its HEAD are not touched.
 base_beside() {
-	local version=$1 ref wt=$KBRANCH_TMP/base-wt fixture why
+	local version=$1 ref wt=$KB_TMP/base-wt fixture why
 	ref=$(version_ref "$version")
 	drop_worktree "$wt"
 	quietly "cannot check packaged/$ref out in a worktree" kgit worktree add -q --detach "$wt" "packaged/$ref"
-	for fixture in "$KBRANCH_REPO"/base/*.patch; do
+	for fixture in "$KB_REPO"/base/*.patch; do
 		if ! why=$(KTREE=$wt am_one "$fixture"); then
 			drop_worktree "$wt"
 			die "base fixture: $why (linux-source $version); packaged/$ref is kept; 'kbranch rebase $version --report-only' says how much does not apply"
 		fi
 	done
 	git -C "$wt" -c user.name=kbranch -c user.email=kbranch@localhost tag -a \
-		-m "ext4dev-era fixture on linux-source $version (fixture $(fixture_id))" "$KBRANCH_BASE_TAG-$ref" HEAD
+		-m "ext4dev-era fixture on linux-source $version (fixture $(fixture_id))" "$KB_BASE_TAG-$ref" HEAD
 	drop_worktree "$wt"
 }
 
@@ -159,23 +159,23 @@ parse_import_args() {
 run() {
 	parse_import_args "$@"
 	# shellcheck source=branch-scripts/lib/patches.sh
-	. "$KBRANCH_REPO/branch-scripts/lib/patches.sh"
+	. "$KB_REPO/branch-scripts/lib/patches.sh"
 	mkdir -p "$KBRANCH_WORK" 2>/dev/null || die "cannot create work dir $KBRANCH_WORK"
 	take_lock
 	ensure_deps
 	# Scratch beside the final place, removed on exit and by the next run:
 	# an interrupted import leaves nothing half made.
 	drop_import_scratch
-	KBRANCH_TMP="$KBRANCH_WORK/linux.import.$$"
-	trap 'rm -rf "$KBRANCH_TMP"; [ ! -d "$KTREE/.git" ] || git -C "$KTREE" worktree prune' EXIT
-	mkdir -p "$KBRANCH_TMP"
+	KB_TMP="$KBRANCH_WORK/linux.import.$$"
+	trap 'rm -rf "$KB_TMP"; [ ! -d "$KTREE/.git" ] || git -C "$KTREE" worktree prune' EXIT
+	mkdir -p "$KB_TMP"
 	local version ref current
 	resolve_source "$IMPORT_SOURCE"
 	version=$SOURCE_VERSION
 	ref=$(version_ref "$version")
 	if [ -d "$KTREE/.git" ]; then
-		git -C "$KTREE" rev-parse -q --verify "refs/tags/$KBRANCH_BASE_TAG" >/dev/null ||
-			die "$KTREE has no $KBRANCH_BASE_TAG; move it away and re-import"
+		git -C "$KTREE" rev-parse -q --verify "refs/tags/$KB_BASE_TAG" >/dev/null ||
+			die "$KTREE has no $KB_BASE_TAG; move it away and re-import"
 		if ! git -C "$KTREE" rev-parse -q --verify "refs/tags/packaged/$ref" >/dev/null; then
 			current=$(base_version)
 			current=${current//_/\~}
@@ -186,18 +186,18 @@ run() {
 		fi
 		if [ "$(base_version)" != "$ref" ]; then
 			# A fixture that did not apply last time is tried again.
-			kgit rev-parse -q --verify "refs/tags/$KBRANCH_BASE_TAG-$ref" >/dev/null || base_beside "$version"
-			step "linux-source $version already imported at $KTREE (packaged/$ref, $KBRANCH_BASE_TAG-$ref; the series is on $(base_version))"
+			kgit rev-parse -q --verify "refs/tags/$KB_BASE_TAG-$ref" >/dev/null || base_beside "$version"
+			step "linux-source $version already imported at $KTREE (packaged/$ref, $KB_BASE_TAG-$ref; the series is on $(base_version))"
 			return 0
 		fi
-		if [[ "$(kgit tag -l --format='%(contents)' "$KBRANCH_BASE_TAG")" != *"(fixture $(fixture_id))"* ]]; then
+		if [[ "$(kgit tag -l --format='%(contents)' "$KB_BASE_TAG")" != *"(fixture $(fixture_id))"* ]]; then
 			refresh_base "$version"
 			return 0
 		fi
 		step "linux-source $version already imported at $KTREE"
 		return 0
 	fi
-	local tmp=$KBRANCH_TMP/tree
+	local tmp=$KB_TMP/tree
 	extract_deb_tarball
 	git init -q -b import "$tmp"
 	git -C "$tmp" config gc.auto 0
@@ -205,7 +205,7 @@ run() {
 	git -C "$tmp" reset -q "packaged/$ref"
 	git -C "$tmp" checkout -q --detach
 	KTREE=$tmp apply_base "$version"
-	git -C "$tmp" checkout -q "$KBRANCH_BASE_TAG"
+	git -C "$tmp" checkout -q "$KB_BASE_TAG"
 	mv "$tmp" "$KTREE"
-	step "imported linux-source $version: tags packaged/$ref and $KBRANCH_BASE_TAG in $KTREE"
+	step "imported linux-source $version: tags packaged/$ref and $KB_BASE_TAG in $KTREE"
 }

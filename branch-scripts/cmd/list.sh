@@ -26,7 +26,7 @@ live_pid() {
 # (KBRANCH_LIST_MAX_SIZE=40K) makes the list refuse a thread half way,
 # the way a real list refuses a too-large patch.
 list_max_size() {
-	local size=${KBRANCH_LIST_MAX_SIZE:-10M}
+	local size=$KBRANCH_LIST_MAX_SIZE
 	[[ "$size" =~ ^[1-9][0-9]*[KM]?$ ]] ||
 		die "KBRANCH_LIST_MAX_SIZE must be a size such as 10M or 40K, not '$size'"
 	printf '%s\n' "$size"
@@ -220,7 +220,7 @@ require_list_tools() {
 
 run() {
 	# shellcheck source=branch-scripts/lib/list.sh
-	. "$KBRANCH_REPO/branch-scripts/lib/list.sh"
+	. "$KB_REPO/branch-scripts/lib/list.sh"
 	local dir
 	dir=$(list_dir)
 	case "${1:-}" in

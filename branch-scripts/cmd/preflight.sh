@@ -94,7 +94,7 @@ short() {
 # rebases it away.
 pf_merges() {
 	local m
-	for m in $(kgit rev-list --merges "$KBRANCH_BASE_TAG..$1"); do
+	for m in $(kgit rev-list --merges "$KB_BASE_TAG..$1"); do
 		echo "FAIL $(short "$m"): merge commit"
 	done
 }
@@ -103,8 +103,8 @@ pf_branch() {
 	local branch=$1 version
 	version=packaged/$(base_version)
 	pf_merges "$branch"
-	kgit merge-base --is-ancestor "$KBRANCH_BASE_TAG" "$branch" || echo "FAIL $branch: not based on $KBRANCH_BASE_TAG"
-	kgit merge-base --is-ancestor "$version" "$KBRANCH_BASE_TAG" || echo "FAIL $branch: base is not on the packaged import $version"
+	kgit merge-base --is-ancestor "$KB_BASE_TAG" "$branch" || echo "FAIL $branch: not based on $KB_BASE_TAG"
+	kgit merge-base --is-ancestor "$version" "$KB_BASE_TAG" || echo "FAIL $branch: base is not on the packaged import $version"
 }
 
 # The tip builds, configured like the builtin variant (log printed on failure).
@@ -120,20 +120,20 @@ pf_builds() {
 preflight_failures() {
 	local branch=$1 c
 	pf_branch "$branch"
-	for c in $(kgit rev-list --reverse --no-merges "$KBRANCH_BASE_TAG..$branch"); do
+	for c in $(kgit rev-list --reverse --no-merges "$KB_BASE_TAG..$branch"); do
 		pf_signoffs "$c"
 		pf_not_empty "$c"
 		pf_leftovers "$c"
 		pf_tags "$c"
 	done
-	[ "${KBRANCH_PREFLIGHT_BUILD:-1}" = 0 ] || pf_builds "$branch"
+	[ "$KBRANCH_PREFLIGHT_BUILD" = 0 ] || pf_builds "$branch"
 }
 
 run() {
 	[ "$#" -le 1 ] || die "usage: kbranch preflight [BRANCH]"
 	local branch=${1:-$KBRANCH_BRANCH} failures
 	# shellcheck source=branch-scripts/lib/kbuild.sh
-	. "$KBRANCH_REPO/branch-scripts/lib/kbuild.sh"
+	. "$KB_REPO/branch-scripts/lib/kbuild.sh"
 	require_tree
 	take_lock
 	require_clean_tree

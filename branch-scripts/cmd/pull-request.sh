@@ -26,8 +26,8 @@ public_url() {
 signed_off_copy() {
 	local c p parents an ae ad cd
 	declare -gA PR_COPY=()
-	PR_TIP=$(kgit rev-parse "$KBRANCH_BASE_TAG^{commit}")
-	for c in $(kgit rev-list --reverse --topo-order "$KBRANCH_BASE_TAG..$KBRANCH_BRANCH"); do
+	PR_TIP=$(kgit rev-parse "$KB_BASE_TAG^{commit}")
+	for c in $(kgit rev-list --reverse --topo-order "$KB_BASE_TAG..$KBRANCH_BRANCH"); do
 		parents=()
 		for p in $(kgit show -s --format=%P "$c"); do
 			parents+=(-p "${PR_COPY[$p]:-$p}")
@@ -74,7 +74,7 @@ make_tag() {
 	kgit -c "user.name=$RUNNER_NAME" -c "user.email=$RUNNER_EMAIL" tag -f "$mode" -F - "$PR_TAG" "$tip" >/dev/null 2>"$KBRANCH_WORK/logs/tag.log" <<-MSG ||
 	ext4: rename ext4dev to ext4
 
-	$(kgit log --format='%s' --reverse "$KBRANCH_BASE_TAG..$tip" | sed 's/^/ - /')
+	$(kgit log --format='%s' --reverse "$KB_BASE_TAG..$tip" | sed 's/^/ - /')
 
 	Every commit was built, booted and checked under QEMU (kbranch verify);
 	the results are in refs/notes/kbranch.  Published by
@@ -108,13 +108,13 @@ run() {
 	signed_off_copy
 	step "$KBRANCH_BRANCH committed and signed off by $RUNNER_NAME <$RUNNER_EMAIL> for publishing: $(kgit rev-parse --short "$PR_TIP")"
 	# What linux-next pulls is what gets checked.
-	"$KBRANCH_REPO/branch-scripts/kbranch" preflight "$PR_TIP" || die "preflight failed; nothing tagged or published"
+	"$KB_REPO/branch-scripts/kbranch" preflight "$PR_TIP" || die "preflight failed; nothing tagged or published"
 	take_lock
 	local out=$KBRANCH_WORK/pull-request.txt
 	copy_notes
 	make_tag "$PR_TIP"
 	publish "$(publish_url)" "$PR_TIP"
-	kgit request-pull "$KBRANCH_BASE_TAG" "$(public_url)" "$PR_TAG" >"$out" ||
+	kgit request-pull "$KB_BASE_TAG" "$(public_url)" "$PR_TAG" >"$out" ||
 		die "git request-pull failed; is $PR_TAG published at $(public_url)?"
 	step "pull request written to $out"
 }

@@ -24,7 +24,7 @@ parse_rebase_args() {
 pick_series() {
 	local onto=$1 wt=$2 commit name email date
 	kgit worktree add -q --detach "$wt" "$onto" || die "cannot check $onto out in $wt"
-	for commit in $(kgit rev-list --reverse "$KBRANCH_BASE_TAG..$KBRANCH_BRANCH"); do
+	for commit in $(kgit rev-list --reverse "$KB_BASE_TAG..$KBRANCH_BRANCH"); do
 		step "rebase: $(kgit log -1 --format='%h %s' "$commit")" >&2
 		{ IFS= read -r -d '' name && IFS= read -r -d '' email && IFS= read -r -d '' date; } < <(kgit log -1 --date=raw --format='%an%x00%ae%x00%ad%x00' "$commit")
 		GIT_COMMITTER_NAME=$name GIT_COMMITTER_EMAIL=$email GIT_COMMITTER_DATE=$date \
@@ -39,8 +39,8 @@ pick_series() {
 base_tag_object() {
 	local ref=$1
 	printf 'object %s\ntype commit\ntag %s\ntagger kbranch <kbranch@localhost> %s +0000\n\n%s\n' \
-		"$(kgit rev-parse "$KBRANCH_BASE_TAG-$ref^{commit}")" "$KBRANCH_BASE_TAG" "$(date +%s)" \
-		"$(kgit tag -l --format='%(contents)' "$KBRANCH_BASE_TAG-$ref" | sed '/^$/d')" | kgit mktag
+		"$(kgit rev-parse "$KB_BASE_TAG-$ref^{commit}")" "$KB_BASE_TAG" "$(date +%s)" \
+		"$(kgit tag -l --format='%(contents)' "$KB_BASE_TAG-$ref" | sed '/^$/d')" | kgit mktag
 }
 
 # After the move: the version the series is verified against, the
@@ -48,10 +48,10 @@ base_tag_object() {
 # stopped after the move.
 after_move() {
 	local version=$1
-	printf '%s\n' "$version" >"$KBRANCH_REPO/base/linux-source.version"
-	"$KBRANCH_REPO/branch-scripts/kbranch" export
+	printf '%s\n' "$version" >"$KB_REPO/base/linux-source.version"
+	"$KB_REPO/branch-scripts/kbranch" export
 	step "rebase: base/linux-source.version says $version; verifying the series on it"
-	"$KBRANCH_REPO/branch-scripts/kbranch" verify "${REBASE_VERIFY[@]}"
+	"$KB_REPO/branch-scripts/kbranch" verify "${REBASE_VERIFY[@]}"
 }
 
 # Ctrl-C while the series is picked: drop the scratch worktree, say that
@@ -67,9 +67,9 @@ picks_interrupted() {
 run() {
 	parse_rebase_args "$@"
 	# shellcheck source=branch-scripts/lib/port.sh
-	. "$KBRANCH_REPO/branch-scripts/lib/port.sh"
+	. "$KB_REPO/branch-scripts/lib/port.sh"
 	# shellcheck source=branch-scripts/lib/patches.sh
-	. "$KBRANCH_REPO/branch-scripts/lib/patches.sh"
+	. "$KB_REPO/branch-scripts/lib/patches.sh"
 	require_tree
 	take_lock
 	require_clean_tree
@@ -85,37 +85,37 @@ run() {
 		port_report "$version" || true
 		return 0
 	fi
-	kgit rev-parse -q --verify "refs/tags/$KBRANCH_BASE_TAG-$ref" >/dev/null ||
+	kgit rev-parse -q --verify "refs/tags/$KB_BASE_TAG-$ref" >/dev/null ||
 		die "the base fixture does not apply to linux-source $version; 'kbranch rebase $version --report-only' says where"
 	if [ "$(base_version)" = "$ref" ]; then
 		step "rebase: the series is on linux-source $version already"
 		after_move "$version"
 		return
 	fi
-	old_base=$(kgit rev-parse "$KBRANCH_BASE_TAG^{commit}")
+	old_base=$(kgit rev-parse "$KB_BASE_TAG^{commit}")
 	old_tip=$(kgit rev-parse "refs/heads/$KBRANCH_BRANCH")
 	# Until the refs move, an interruption leaves only the scratch worktree.
 	trap 'picks_interrupted INT "$wt"' INT
 	trap 'picks_interrupted TERM "$wt"' TERM
-	if ! new_tip=$(pick_series "$KBRANCH_BASE_TAG-$ref" "$wt"); then
+	if ! new_tip=$(pick_series "$KB_BASE_TAG-$ref" "$wt"); then
 		drop_worktree "$wt"
 		port_report "$version" >&2 || true
 		die "the series does not apply to linux-source $version (report above); nothing changed: $KBRANCH_BRANCH is still on $(base_version)"
 	fi
 	drop_worktree "$wt"
-	tag=$(base_tag_object "$ref") || die "cannot make the new $KBRANCH_BASE_TAG tag"
+	tag=$(base_tag_object "$ref") || die "cannot make the new $KB_BASE_TAG tag"
 	# The old base keeps a name of its own, and its commits their notes.
-	kgit rev-parse -q --verify "refs/tags/$KBRANCH_BASE_TAG-$(base_version)" >/dev/null ||
-		kgit tag -a -m "$(kgit tag -l --format='%(contents)' "$KBRANCH_BASE_TAG" | sed '/^$/d')" \
-			"$KBRANCH_BASE_TAG-$(base_version)" "$old_base"
+	kgit rev-parse -q --verify "refs/tags/$KB_BASE_TAG-$(base_version)" >/dev/null ||
+		kgit tag -a -m "$(kgit tag -l --format='%(contents)' "$KB_BASE_TAG" | sed '/^$/d')" \
+			"$KB_BASE_TAG-$(base_version)" "$old_base"
 	# HEAD leaves the branch while its ref moves; it is put back on exit.
 	restore_head_on_exit
 	kgit checkout -q --detach
 	printf 'update refs/heads/%s %s %s\nupdate refs/tags/%s %s\n' \
-		"$KBRANCH_BRANCH" "$new_tip" "$old_tip" "$KBRANCH_BASE_TAG" "$tag" | kgit update-ref --stdin ||
-		die "cannot move $KBRANCH_BRANCH and $KBRANCH_BASE_TAG; nothing changed"
+		"$KBRANCH_BRANCH" "$new_tip" "$old_tip" "$KB_BASE_TAG" "$tag" | kgit update-ref --stdin ||
+		die "cannot move $KBRANCH_BRANCH and $KB_BASE_TAG; nothing changed"
 	restore_head_now
-	step "rebase: $KBRANCH_BRANCH moved from $(kgit describe --tags --always "$old_base" 2>/dev/null || echo "${old_base:0:12}") to $KBRANCH_BASE_TAG-$ref; the old base stays as tag $KBRANCH_BASE_TAG-<its version>, its notes kept"
-	kgit --no-pager range-diff "$old_base..$old_tip" "$KBRANCH_BASE_TAG..$KBRANCH_BRANCH"
+	step "rebase: $KBRANCH_BRANCH moved from $(kgit describe --tags --always "$old_base" 2>/dev/null || echo "${old_base:0:12}") to $KB_BASE_TAG-$ref; the old base stays as tag $KB_BASE_TAG-<its version>, its notes kept"
+	kgit --no-pager range-diff "$old_base..$old_tip" "$KB_BASE_TAG..$KBRANCH_BRANCH"
 	after_move "$version"
 }

@@ -18,8 +18,8 @@ report_commits() {
 	kgit tag -l 'packaged/*' | while read -r tag; do
 		printf 'packaged %s\n' "$(kgit rev-parse "$tag^{commit}")"
 	done
-	printf 'base %s\n' "$(kgit rev-parse "$KBRANCH_BASE_TAG^{commit}")"
-	kgit rev-list --reverse "$KBRANCH_BASE_TAG..$KBRANCH_BRANCH" | sed 's/^/patch /'
+	printf 'base %s\n' "$(kgit rev-parse "$KB_BASE_TAG^{commit}")"
+	kgit rev-list --reverse "$KB_BASE_TAG..$KBRANCH_BRANCH" | sed 's/^/patch /'
 }
 
 # KCIDB v5 accepts only an https:// git_repository_url; the git daemon's
@@ -55,8 +55,8 @@ report_url() {
 export_patches() {
 	local dir=$1
 	mkdir -p "$dir"
-	quietly "git format-patch of $KBRANCH_BASE_TAG..$KBRANCH_BRANCH" \
-		kgit format-patch --no-signature -o "$dir" "$KBRANCH_BASE_TAG..$KBRANCH_BRANCH"
+	quietly "git format-patch of $KB_BASE_TAG..$KBRANCH_BRANCH" \
+		kgit format-patch --no-signature -o "$dir" "$KB_BASE_TAG..$KBRANCH_BRANCH"
 }
 
 # KernelCI's patchset hash (KCIDB's patchset_hash): the sha256 of the
@@ -75,7 +75,7 @@ checkout_facts() {
 		[ "$role" != patch ] || k=$((k + 1))
 		hash=$(cd "$out/patches" && patchset_hash "${names[@]:0:k}")
 		base=
-		[ "$role" != patch ] || base=$(kgit rev-parse "$KBRANCH_BASE_TAG^{commit}")
+		[ "$role" != patch ] || base=$(kgit rev-parse "$KB_BASE_TAG^{commit}")
 		fact checkout "commit=$commit" "base=$base" \
 			"role=$role" "k=$k" "n=$n" "subject=$(kgit log -1 --format=%s "$commit")" \
 			"tags=$(kgit tag --points-at "$commit" | paste -sd, -)" \
@@ -122,10 +122,10 @@ reproduce_command() {
 	local commit=$1 variant=$2 kind=$3
 	if [ "$kind" = built ]; then
 		printf 'cd %q && git checkout -q --detach %s && KBRANCH_WORK=%q %q --variant %s --against-packaged' \
-			"$KTREE" "$commit" "$KBRANCH_WORK" "$KBRANCH_REPO/bisect-tests/run" "$variant"
+			"$KTREE" "$commit" "$KBRANCH_WORK" "$KB_REPO/bisect-tests/run" "$variant"
 	else
 		printf 'KBRANCH_WORK=%q %q verify --rerun --variant %s' \
-			"$KBRANCH_WORK" "$KBRANCH_REPO/branch-scripts/kbranch" "$variant"
+			"$KBRANCH_WORK" "$KB_REPO/branch-scripts/kbranch" "$variant"
 	fi
 }
 
@@ -197,7 +197,7 @@ check_facts() {
 		cp "$prefix.all" "$out/$rel.all" 2>/dev/null || : >"$out/$rel.all"
 		fact check "commit=$commit" "kind=$kind" "new=$rel.new" "all=$rel.all" "$(check_build_facts "$kind")" \
 			"reproduce=$(printf 'KBRANCH_WORK=%q %q check --only %s --since %s %s' "$KBRANCH_WORK" \
-				"$KBRANCH_REPO/branch-scripts/kbranch" "$kind" "${before:0:12}" "${commit:0:12}")"
+				"$KB_REPO/branch-scripts/kbranch" "$kind" "${before:0:12}" "${commit:0:12}")"
 	done <"$index"
 }
 
@@ -213,15 +213,15 @@ report_facts() {
 run() {
 	[ "$#" -eq 0 ] || die "report takes no arguments (set git config kbranch.public-url / kbranch.report-url in $KTREE)"
 	# shellcheck source=branch-scripts/lib/notes.sh
-	. "$KBRANCH_REPO/branch-scripts/lib/notes.sh"
+	. "$KB_REPO/branch-scripts/lib/notes.sh"
 	# shellcheck source=branch-scripts/lib/kbuild.sh
-	. "$KBRANCH_REPO/branch-scripts/lib/kbuild.sh"
+	. "$KB_REPO/branch-scripts/lib/kbuild.sh"
 	# shellcheck source=branch-scripts/lib/gate.sh
-	. "$KBRANCH_REPO/branch-scripts/lib/gate.sh"
+	. "$KB_REPO/branch-scripts/lib/gate.sh"
 	require_tree
 	kgit rev-parse -q --verify "$KBRANCH_BRANCH^{commit}" >/dev/null ||
 		die "no branch $KBRANCH_BRANCH in $KTREE; run 'kbranch apply' first"
-	[ -n "$(note_lines)" ] || die "no verify results in $KBRANCH_NOTES of $KTREE; run 'kbranch verify' first"
+	[ -n "$(note_lines)" ] || die "no verify results in $KB_NOTES of $KTREE; run 'kbranch verify' first"
 	local out=$KBRANCH_WORK/report facts texts repo url
 	# Each alone: an assignment fails only with its last substitution.
 	repo=$(repository_facts)
@@ -235,7 +235,7 @@ run() {
 	load_latest_notes
 	facts=$(report_facts "$out" "$repo"$'\t'"url=$url")
 	printf '%s\n' "$facts" >"$out/facts.tsv"
-	texts=$(printf '%s\n' "$facts" | "$KBRANCH_REPO/branch-scripts/libexec/kcidb-report" 2>"$out/kcidb-report.err") ||
+	texts=$(printf '%s\n' "$facts" | "$KB_REPO/branch-scripts/libexec/kcidb-report" 2>"$out/kcidb-report.err") ||
 		die "$(tail -n 1 "$out/kcidb-report.err")"
 	rm -f "$out/kcidb-report.err"
 	printf '%s\n' "$out/kcidb.json"

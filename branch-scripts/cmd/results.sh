@@ -12,10 +12,10 @@ cell() {
 run() {
 	[ "$#" -eq 0 ] || die "results takes no arguments"
 	# shellcheck source=branch-scripts/lib/notes.sh
-	. "$KBRANCH_REPO/branch-scripts/lib/notes.sh"
+	. "$KB_REPO/branch-scripts/lib/notes.sh"
 	require_tree
 	note_prime
-	local variants=("${KBRANCH_VARIANTS[@]}") commit v
+	local variants=("${KB_VARIANTS[@]}") commit v
 	printf '%-60s' "commit"
 	printf '%-16s' "${variants[@]}"
 	printf '\n'
@@ -28,8 +28,8 @@ run() {
 	done < <(
 		# The packaged kernel first: the reference every commit is compared with.
 		kgit tag -l 'packaged/*' | while read -r tag; do kgit rev-parse "$tag^{commit}"; done
-		kgit rev-parse "$KBRANCH_BASE_TAG^{commit}"
-		kgit rev-list --reverse "$KBRANCH_BASE_TAG..$KBRANCH_BRANCH"
+		kgit rev-parse "$KB_BASE_TAG^{commit}"
+		kgit rev-list --reverse "$KB_BASE_TAG..$KBRANCH_BRANCH"
 	)
 	printf '(* = recorded with other tests or tools than the current ones; - = never run)\n'
 }

@@ -8,8 +8,8 @@ B4_BASE_BRANCH=kbranch/ext4dev-base
 b4_config() {
 	local pairs=()
 	pairs+=(b4.prep-cover-strategy branch-description)
-	pairs+=(b4.send-auto-to-cmd "$KBRANCH_REPO/branch-scripts/libexec/get-maintainer --nogit --nogit-fallback --nogit-chief-penguins --norolestats --nol")
-	pairs+=(b4.send-auto-cc-cmd "$KBRANCH_REPO/branch-scripts/libexec/get-maintainer --nogit --nogit-fallback --nogit-chief-penguins --norolestats --nom")
+	pairs+=(b4.send-auto-to-cmd "$KB_REPO/branch-scripts/libexec/get-maintainer --nogit --nogit-fallback --nogit-chief-penguins --norolestats --nol")
+	pairs+=(b4.send-auto-cc-cmd "$KB_REPO/branch-scripts/libexec/get-maintainer --nogit --nogit-fallback --nogit-chief-penguins --norolestats --nom")
 	# -o only writes files, but b4 picks SMTP or its web endpoint first.
 	kgit config sendemail.smtpserver >/dev/null || pairs+=(sendemail.smtpserver localhost)
 	# b4 reads back what was sent from the list's archive.
@@ -35,7 +35,7 @@ b4_in_tree() {
 # the earlier revisions.
 enroll() {
 	local log=$1
-	kgit branch -f "$B4_BASE_BRANCH" "$KBRANCH_BASE_TAG"
+	kgit branch -f "$B4_BASE_BRANCH" "$KB_BASE_TAG"
 	if ! kgit config "branch.$KBRANCH_BRANCH.b4-tracking" >/dev/null; then
 		kgit config --remove-section "branch.$KBRANCH_BRANCH" 2>/dev/null || true
 		b4_in_tree prep -e "$B4_BASE_BRANCH" >>"$log" 2>&1 || die "b4 prep -e failed (log: $log)"
@@ -71,14 +71,14 @@ cover_text() {
 		END {
 			if (inblock) printf "%s", links
 			else if (links != "" && !done) printf "\nChanges in v%s:\n%s", rev, links
-		}' "$KBRANCH_REPO/cover-letter.txt"
+		}' "$KB_REPO/cover-letter.txt"
 }
 
 # The revision the series is at ("# revision: N" in series.txt): b4 names
 # the thread [PATCH vN ...] from it.
 series_revision() {
 	local rev
-	rev=$(sed -n 's/^# revision: *\([0-9][0-9]*\)$/\1/p' "$KBRANCH_REPO/series.txt")
+	rev=$(sed -n 's/^# revision: *\([0-9][0-9]*\)$/\1/p' "$KB_REPO/series.txt")
 	printf '%s\n' "${rev:-1}"
 }
 
@@ -88,11 +88,11 @@ series_revision() {
 # shazam on the reviewers' side would try the wrong base.
 fix_base_commit() {
 	local cover=$1 base parent
-	base=$(kgit rev-parse "$KBRANCH_BASE_TAG^{commit}")
+	base=$(kgit rev-parse "$KB_BASE_TAG^{commit}")
 	parent=$(kgit rev-parse "$base^")
 	if grep -qx "base-commit: $parent" "$cover"; then
 		sed -i "s/^base-commit: $parent\$/base-commit: $base/" "$cover"
-		step "corrected base-commit in the cover letter to $KBRANCH_BASE_TAG (b4 0.12 names its parent)"
+		step "corrected base-commit in the cover letter to $KB_BASE_TAG (b4 0.12 names its parent)"
 	fi
 	grep -qx "base-commit: $base" "$cover" || die "the cover letter does not record base-commit $base"
 }
@@ -109,14 +109,14 @@ parse_submit_args() {
 
 run() {
 	# shellcheck source=branch-scripts/lib/list.sh
-	. "$KBRANCH_REPO/branch-scripts/lib/list.sh"
+	. "$KB_REPO/branch-scripts/lib/list.sh"
 	parse_submit_args "$@"
 	require_tree
 	take_lock
 	require_clean_tree
 	kgit rev-parse -q --verify "refs/heads/$KBRANCH_BRANCH" >/dev/null ||
 		die "no branch $KBRANCH_BRANCH in $KTREE; run 'kbranch apply' first"
-	[ -s "$KBRANCH_REPO/cover-letter.txt" ] || die "cover-letter.txt is missing or empty"
+	[ -s "$KB_REPO/cover-letter.txt" ] || die "cover-letter.txt is missing or empty"
 	require_runner
 	local out=$KBRANCH_WORK/outgoing log=$KBRANCH_WORK/logs/submit.log
 	mkdir -p "$(dirname "$log")"
@@ -161,18 +161,18 @@ b4_sent_tag() {
 sent_base() {
 	local base
 	base=$(kgit tag -l --format='%(contents)' "$1" | sed -n 's/^base-commit: \([0-9a-f]\{40\}\)$/\1/p' | tail -n 1)
-	printf '%s\n' "${base:-$KBRANCH_BASE_TAG}"
+	printf '%s\n' "${base:-$KB_BASE_TAG}"
 }
 
 verdict_delta() {
 	local old=$1 new=$2 olds=() news=() i variant a b
 	# shellcheck source=branch-scripts/lib/notes.sh
-	. "$KBRANCH_REPO/branch-scripts/lib/notes.sh"
+	. "$KB_REPO/branch-scripts/lib/notes.sh"
 	mapfile -t olds < <(kgit rev-list --reverse "$(sent_base "$old")..$old")
-	mapfile -t news < <(kgit rev-list --reverse "$KBRANCH_BASE_TAG..$new")
+	mapfile -t news < <(kgit rev-list --reverse "$KB_BASE_TAG..$new")
 	for ((i = 0; i < ${#news[@]} || i < ${#olds[@]}; i++)); do
 		printf '  %d/%d %s\n' "$((i + 1))" "${#news[@]}" "$(kgit log -1 --format=%s "${news[i]:-${olds[i]}}")"
-		for variant in "${KBRANCH_VARIANTS[@]}"; do
+		for variant in "${KB_VARIANTS[@]}"; do
 			a=$(note_verdict "${olds[i]:-}" "$variant")
 			b=$(note_verdict "${news[i]:-}" "$variant")
 			printf '    %-16s %-5s -> %-5s%s\n' "$variant" "$a" "$b" "$([ "$a" = "$b" ] || echo '  (changed)')"
@@ -190,7 +190,7 @@ note_verdict() {
 write_thread() {
 	local out=$1 log=$2
 	kgit checkout -q "$KBRANCH_BRANCH"
-	step "b4 prep: enrolling $KBRANCH_BRANCH at $KBRANCH_BASE_TAG, To/Cc from get_maintainer.pl (log: $log)"
+	step "b4 prep: enrolling $KBRANCH_BRANCH at $KB_BASE_TAG, To/Cc from get_maintainer.pl (log: $log)"
 	enroll "$log"
 	rm -rf "$out"
 	step "b4 send -o $out"
@@ -312,7 +312,7 @@ sign_thread() {
 	local out=$1 log=$2 messages=()
 	mapfile -t messages < <(find "$out" -name '*.eml' | sort)
 	[ "${#messages[@]}" -gt 0 ] || die "b4 wrote no messages to $out (log: $log)"
-	(cd "$KTREE" && "$KBRANCH_REPO/branch-scripts/libexec/patatt" sign "${messages[@]}") >>"$log" 2>&1 ||
+	(cd "$KTREE" && "$KB_REPO/branch-scripts/libexec/patatt" sign "${messages[@]}") >>"$log" 2>&1 ||
 		die "patatt could not sign the thread with the configured key (log: $log)"
 	step "signed ${#messages[@]} messages with patatt"
 }

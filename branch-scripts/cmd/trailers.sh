@@ -33,7 +33,7 @@ b4_trailers() {
 # Trailer lines each commit of the range gained, as "<subject>: + <line>".
 gained_trailers() {
 	local before=$1 after=$2 n
-	for n in $(seq "$(kgit rev-list --count "$KBRANCH_BASE_TAG..$after")"); do
+	for n in $(seq "$(kgit rev-list --count "$KB_BASE_TAG..$after")"); do
 		{ diff <(kgit log -1 --format='%(trailers:only,unfold)' "$before~$((n - 1))") \
 			<(kgit log -1 --format='%(trailers:only,unfold)' "$after~$((n - 1))") || true; } |
 			sed -n "s/^> \\(.\\)/$(kgit log -1 --format=%s "$after~$((n - 1))" | sed 's/[\/&]/\\&/g'): + \\1/p"
@@ -49,7 +49,7 @@ indented() {
 
 report() {
 	local before=$1 after=$2 log=$3 replies gained refused line from t
-	replies=$("$KBRANCH_REPO/branch-scripts/libexec/thread-report" "$(list_dir)/inbox" "$(list_dir)/sent-ids") ||
+	replies=$("$KB_REPO/branch-scripts/libexec/thread-report" "$(list_dir)/inbox" "$(list_dir)/sent-ids") ||
 		die "cannot read the archive $(list_dir)/inbox"
 	gained=$(gained_trailers "$before" "$after")
 	refused=$(sed -n 's/^ *! Trailer: \(.*\)$/\1/p' "$log")
@@ -65,7 +65,7 @@ report() {
 			grep -qxF "$t" <<<"$refused" && continue
 			grep -qF ": + $t" <<<"$gained" && continue
 			# Already in the commits before this run: nothing new.
-			kgit log --format='%(trailers:only,unfold)' "$KBRANCH_BASE_TAG..$before" | grep -qxF "$t" && continue
+			kgit log --format='%(trailers:only,unfold)' "$KB_BASE_TAG..$before" | grep -qxF "$t" && continue
 			echo "  $t (from $from)"
 		done < <(printf '%s\n' "${line// trailer: /$'\n'}" | tail -n +2)
 	done < <(grep '^reply ' <<<"$replies" || true)
@@ -75,7 +75,7 @@ report() {
 
 run() {
 	# shellcheck source=branch-scripts/lib/list.sh
-	. "$KBRANCH_REPO/branch-scripts/lib/list.sh"
+	. "$KB_REPO/branch-scripts/lib/list.sh"
 	parse_trailers_args "$@"
 	require_tree
 	take_lock
@@ -103,6 +103,6 @@ run() {
 		step "no trailer to apply: the branch and patches/ are unchanged"
 		return 0
 	fi
-	"$KBRANCH_REPO/branch-scripts/kbranch" export
+	"$KB_REPO/branch-scripts/kbranch" export
 	step "patches/ now carry the trailers; the branch was $before"
 }

@@ -1,14 +1,14 @@
 # shellcheck shell=bash
 # summary: build, boot and check the packaged kernel (the reference) and every commit from ext4dev-base to the tip x every variant, compared with the reference, and carry old configs through (TAP); --rerun ignores the series' recorded passes
 
-# The variants are bisect-tests/configs/variants (KBRANCH_VARIANTS, lib/
+# The variants are bisect-tests/configs/variants (KB_VARIANTS, lib/
 # notes.sh), in its order.  oldconfig follows builtin, whose base config it
 # starts from.
 
 # The commits to verify: the base itself, then the series, oldest first.
 verify_commits() {
-	kgit rev-parse "$KBRANCH_BASE_TAG^{commit}"
-	kgit rev-list --reverse "$KBRANCH_BASE_TAG..$VERIFY_BRANCH"
+	kgit rev-parse "$KB_BASE_TAG^{commit}"
+	kgit rev-list --reverse "$KB_BASE_TAG..$VERIFY_BRANCH"
 }
 
 # Run bisect-tests/run for one commit and variant; print its RESULT fields
@@ -16,7 +16,7 @@ verify_commits() {
 verify_one() {
 	local variant=$1 mode=$2 out rc=0
 	out=$(cd "$KTREE" && KBRANCH_OLDCONFIG=$(carry_oldconfig_file "$variant") \
-		"$KBRANCH_REPO/bisect-tests/run" --variant "$variant" "$mode") || rc=$?
+		"$KB_REPO/bisect-tests/run" --variant "$variant" "$mode") || rc=$?
 	printf '%s\n' "$out" | sed -n 's/^RESULT //p' | tail -n 1
 	return "$rc"
 }
@@ -70,14 +70,14 @@ parse_verify_args() {
 		*) die "verify: unknown argument '$1' (usage: kbranch verify [--rerun] [--branch NAME] [--variant NAME]...)" ;;
 		esac
 	done
-	[ "${#KBRANCH_VARIANTS[@]}" -gt 0 ] ||
+	[ "${#KB_VARIANTS[@]}" -gt 0 ] ||
 		die "verify: no variants: 'bisect-tests/run --list-variants' cannot read bisect-tests/configs/variants"
 	local v
 	for v in "${VARIANTS[@]}"; do
-		[[ " ${KBRANCH_VARIANTS[*]} " == *" $v "* ]] ||
-			die "verify: no variant '$v' (variants: ${KBRANCH_VARIANTS[*]})"
+		[[ " ${KB_VARIANTS[*]} " == *" $v "* ]] ||
+			die "verify: no variant '$v' (variants: ${KB_VARIANTS[*]})"
 	done
-	[ "${#VARIANTS[@]}" -gt 0 ] || VARIANTS=("${KBRANCH_VARIANTS[@]}")
+	[ "${#VARIANTS[@]}" -gt 0 ] || VARIANTS=("${KB_VARIANTS[@]}")
 }
 
 # The tree is checked out only for a point that runs: a checkout of this
@@ -97,7 +97,7 @@ verify_point_reused() {
 	note_reuse "$commit" "$variant" "$chain"
 	printf 'ok %d - %s [%s] passed before with these tests%s (notes %s)\n' "$n" \
 		"$(commit_desc "$commit")" "$variant" \
-		"${chain:+, carried along the same commits}" "$KBRANCH_NOTES"
+		"${chain:+, carried along the same commits}" "$KB_NOTES"
 }
 
 # The chain key of a carried config's point (kinds carried and kconfig);
@@ -143,7 +143,7 @@ VERIFY_PIDS=()
 VERIFY_POINTS=()
 
 verify_jobs() {
-	local jobs=${KBRANCH_JOBS:-$(nproc)}
+	local jobs=$KBRANCH_JOBS
 	[[ "$jobs" =~ ^[1-9][0-9]*$ ]] || die "KBRANCH_JOBS must be a positive number, not '$jobs'"
 	[ "$jobs" -le 2 ] || jobs=2
 	echo "$jobs"
@@ -338,15 +338,15 @@ verify_carries_any() {
 
 run() {
 	# shellcheck source=branch-scripts/lib/notes.sh
-	. "$KBRANCH_REPO/branch-scripts/lib/notes.sh"
+	. "$KB_REPO/branch-scripts/lib/notes.sh"
 	# shellcheck source=branch-scripts/lib/kbuild.sh
-	. "$KBRANCH_REPO/branch-scripts/lib/kbuild.sh"
+	. "$KB_REPO/branch-scripts/lib/kbuild.sh"
 	# shellcheck source=branch-scripts/lib/carry.sh
-	. "$KBRANCH_REPO/branch-scripts/lib/carry.sh"
+	. "$KB_REPO/branch-scripts/lib/carry.sh"
 	# shellcheck source=branch-scripts/lib/kconfig.sh
-	. "$KBRANCH_REPO/branch-scripts/lib/kconfig.sh"
+	. "$KB_REPO/branch-scripts/lib/kconfig.sh"
 	# shellcheck source=branch-scripts/lib/shapes.sh
-	. "$KBRANCH_REPO/branch-scripts/lib/shapes.sh"
+	. "$KB_REPO/branch-scripts/lib/shapes.sh"
 	parse_verify_args "$@"
 	require_tree
 	note_prime
@@ -399,8 +399,8 @@ run() {
 
 # A full pass is what "verified against" means in base/linux-source.version.
 record_verified_version() {
-	local installed file=$KBRANCH_REPO/base/linux-source.version
-	[ "${#VARIANTS[@]}" -eq "${#KBRANCH_VARIANTS[@]}" ] && [ "$VERIFY_BRANCH" = "$KBRANCH_BRANCH" ] || return 0
+	local installed file=$KB_REPO/base/linux-source.version
+	[ "${#VARIANTS[@]}" -eq "${#KB_VARIANTS[@]}" ] && [ "$VERIFY_BRANCH" = "$KBRANCH_BRANCH" ] || return 0
 	installed=$(base_version)
 	installed=${installed//_/\~}
 	if [ -n "$installed" ] && [ "$(cat "$file")" != "$installed" ]; then

@@ -25,7 +25,7 @@ config_of() {
 
 # Debian's own amd64 config for this kernel, written in the base's names.
 debian_config_at_base() {
-	local src=/usr/src/linux-config-6.1/config.amd64_none_amd64.xz
+	local src="$KBRANCH_DEBIAN_CONFIG"
 	[ -f "$src" ] || { echo "no $src; install linux-config-6.1" >&2; return 1; }
 	xz -dc "$src" | sed -E 's/^(# )?CONFIG_EXT4_FS(_POSIX_ACL|_SECURITY)?([= ])/\1CONFIG_EXT4DEV_FS\2\3/'
 }
@@ -147,7 +147,7 @@ debian_config_here() {
 	if [ "$(declared kconfig)" = EXT4DEV ]; then
 		debian_config_at_base
 	else
-		xz -dc /usr/src/linux-config-6.1/config.amd64_none_amd64.xz
+		xz -dc "$KBRANCH_DEBIAN_CONFIG"
 	fi
 }
 
@@ -186,7 +186,7 @@ carry_allowed() {
 		fi
 		[[ ",${variants// /}," == *",$variant,"* ]] || continue
 		[[ ",${commits// /}," == *",$k,"* ]] && return 0
-	done <"$KBRANCH_REPO/bisect-tests/compat-differences"
+	done <"$KB_REPO/bisect-tests/compat-differences"
 	return 1
 }
 
@@ -240,10 +240,10 @@ carry_chain_key() {
 	local variant=$1 commit=$2 is_tip=$3 source=$1
 	[ "$(variant_kind "$variant")" = kconfig ] || is_tip=-
 	[ "$(variant_source "$variant" || true)" != debian ] ||
-		source+=-$(sha256sum </usr/src/linux-config-6.1/config.amd64_none_amd64.xz 2>/dev/null | cut -c1-12)
+		source+=-$(sha256sum <"$KBRANCH_DEBIAN_CONFIG" 2>/dev/null | cut -c1-12)
 	{
 		printf '%s %s %s tip=%s\n' "$source" "$(tests_version)" "$(toolchain)" "$is_tip"
-		kgit log --reverse --format=%T "$KBRANCH_BASE_TAG^..$commit"
+		kgit log --reverse --format=%T "$KB_BASE_TAG^..$commit"
 	} | sha256sum | cut -c1-16
 }
 
@@ -318,7 +318,7 @@ carry_packaged_key() {
 	local version=$1
 	CARRY_PACKAGED_KEY=$version-$({
 		printf '%s %s\n' "$(tests_version)" "$(toolchain)"
-		sha256sum </usr/src/linux-config-6.1/config.amd64_none_amd64.xz 2>/dev/null
+		sha256sum <"$KBRANCH_DEBIAN_CONFIG" 2>/dev/null
 	} | sha256sum | cut -c1-12)
 }
 
@@ -340,7 +340,7 @@ carry_packaged_forms() {
 		[ ! -s "$out" ] || continue
 		mkdir -p "$(dirname "$out")"
 		case "$source" in
-		debian) xz -dc /usr/src/linux-config-6.1/config.amd64_none_amd64.xz >"$out.in" &&
+		debian) xz -dc "$KBRANCH_DEBIAN_CONFIG" >"$out.in" &&
 			olddefconfig_into "$(carry_dir)/debian/kconfig" "$out.in" "$out.tmp" ;;
 		*) bt_configure "$source" "$(carry_dir)/packaged-work" >>"$out.log" 2>&1 &&
 			cp "$(carry_dir)/packaged-work/build/$source/.config" "$out.tmp" ;;

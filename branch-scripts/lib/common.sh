@@ -1,13 +1,14 @@
 # shellcheck shell=bash
 # Helpers shared by every kbranch subcommand: messages, paths, the work-dir lock.
 
-KBRANCH_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-KBRANCH_WORK=${KBRANCH_WORK:-${XDG_CACHE_HOME:-$HOME/.cache}/kbranch}
+# shellcheck source=branch-scripts/lib/settings.sh
+. "$(dirname "${BASH_SOURCE[0]}")/settings.sh"
+
+KB_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 KTREE=$KBRANCH_WORK/linux
-KBRANCH_BRANCH=ext4-rename
-KBRANCH_BASE_TAG=ext4dev-base
-KBRANCH_START=$SECONDS
-export KBRANCH_REPO KBRANCH_WORK KTREE KBRANCH_BRANCH KBRANCH_BASE_TAG
+KB_BASE_TAG=ext4dev-base
+KB_START=$SECONDS
+export KB_REPO KTREE KB_BASE_TAG
 
 die() {
 	printf 'kbranch: %s\n' "$*" >&2
@@ -16,7 +17,7 @@ die() {
 
 # One progress line per step, with the seconds since the command started.
 step() {
-	printf '[%4ss] %s\n' "$((SECONDS - KBRANCH_START))" "$*" >&2
+	printf '[%4ss] %s\n' "$((SECONDS - KB_START))" "$*" >&2
 }
 
 # Run a command with its output going to a log file; on failure, name the log.
@@ -41,7 +42,7 @@ version_ref() {
 # The packaged import the base sits on, as its tag's version part: each
 # import is a root commit, so only one packaged/* tag is its ancestor.
 base_version() {
-	kgit tag --merged "$KBRANCH_BASE_TAG" -l 'packaged/*' | sed 's|^packaged/||' | head -n 1
+	kgit tag --merged "$KB_BASE_TAG" -l 'packaged/*' | sed 's|^packaged/||' | head -n 1
 }
 
 # A scratch worktree of the kernel tree gone, whatever state a killed run
@@ -54,7 +55,7 @@ drop_worktree() {
 }
 
 require_tree() {
-	git -C "$KTREE" rev-parse --verify -q "refs/tags/$KBRANCH_BASE_TAG" >/dev/null ||
+	git -C "$KTREE" rev-parse --verify -q "refs/tags/$KB_BASE_TAG" >/dev/null ||
 		die "no imported tree at $KTREE; run 'kbranch import' first"
 }
 
@@ -67,9 +68,9 @@ require_clean_tree() {
 
 # One run per work dir at a time.  flock is released by the kernel when the
 # holder dies, so a killed run never leaves a stale lock behind.  "kbranch
-# all" holds it for the subcommands it runs (KBRANCH_LOCK_HELD).
+# all" holds it for the subcommands it runs (KB_LOCK_HELD).
 take_lock() {
-	[ "${KBRANCH_LOCK_HELD:-}" != "$KBRANCH_WORK" ] || return 0
+	[ "${KB_LOCK_HELD:-}" != "$KBRANCH_WORK" ] || return 0
 	mkdir -p "$KBRANCH_WORK" 2>/dev/null || die "cannot create work dir $KBRANCH_WORK"
 	if [ ! -w "$KBRANCH_WORK" ] || ! touch "$KBRANCH_WORK/lock" 2>/dev/null; then
 		die "work dir $KBRANCH_WORK is not writable"
@@ -78,9 +79,9 @@ take_lock() {
 	if ! flock -n 9; then
 		die "work dir $KBRANCH_WORK is in use by $(cat "$KBRANCH_WORK/lock" 2>/dev/null || echo 'another process'); try again when it ends"
 	fi
-	printf 'pid %s (kbranch %s)\n' "$$" "${KBRANCH_SUBCOMMAND:-?}" >"$KBRANCH_WORK/lock" 2>/dev/null ||
+	printf 'pid %s (kbranch %s)\n' "$$" "${KB_SUBCOMMAND:-?}" >"$KBRANCH_WORK/lock" 2>/dev/null ||
 		die "cannot write to work dir $KBRANCH_WORK (full or read-only?)"
-	export KBRANCH_LOCK_HELD=$KBRANCH_WORK
+	export KB_LOCK_HELD=$KBRANCH_WORK
 	recover_interrupted
 }
 
@@ -113,12 +114,12 @@ clear_stale_git_locks() {
 # Commands that check out other commits put HEAD back however they end;
 # after a SIGKILL, the next run does (recover_interrupted).
 restore_head_on_exit() {
-	KBRANCH_ORIG=$(kgit symbolic-ref -q --short HEAD || kgit rev-parse HEAD)
-	printf '%s\n' "$KBRANCH_ORIG" >"$KBRANCH_WORK/head.state"
+	KB_ORIG=$(kgit symbolic-ref -q --short HEAD || kgit rev-parse HEAD)
+	printf '%s\n' "$KB_ORIG" >"$KBRANCH_WORK/head.state"
 	trap 'restore_head_now' EXIT
 	# A trap can run while a command's output goes to a log: say it on
 	# the stderr kbranch started with.
-	exec {KBRANCH_STDERR}>&2
+	exec {KB_STDERR}>&2
 	trap 'interrupted INT' INT
 	trap 'interrupted TERM' TERM
 }
@@ -126,7 +127,7 @@ restore_head_on_exit() {
 # Put HEAD back, then die of the same signal, so that whoever runs kbranch
 # (a shell loop, kbranch all) sees the interruption and stops as well.
 interrupted() {
-	step "interrupted: putting $KTREE back at $KBRANCH_ORIG" 2>&"$KBRANCH_STDERR"
+	step "interrupted: putting $KTREE back at $KB_ORIG" 2>&"$KB_STDERR"
 	# Points running in the background (verify) end first: nothing may
 	# build from the tree while it moves.
 	wait
@@ -138,12 +139,12 @@ interrupted() {
 restore_head_now() {
 	[ ! -d "$KTREE/.git/rebase-apply" ] || kgit am --abort >/dev/null 2>&1 || true
 	# Nothing moved (a run that only read the notes): half a second saved.
-	if [ "$(kgit symbolic-ref -q --short HEAD || kgit rev-parse HEAD)" = "$KBRANCH_ORIG" ] &&
+	if [ "$(kgit symbolic-ref -q --short HEAD || kgit rev-parse HEAD)" = "$KB_ORIG" ] &&
 		[ -z "$(kgit status --porcelain --untracked-files=no)" ]; then
 		rm -f "$KBRANCH_WORK/head.state"
 		return 0
 	fi
-	kgit checkout -q -f "$KBRANCH_ORIG" && rm -f "$KBRANCH_WORK/head.state"
+	kgit checkout -q -f "$KB_ORIG" && rm -f "$KBRANCH_WORK/head.state"
 }
 
 # Run a command whose own error output would be many lines (tar, git on a
@@ -173,7 +174,7 @@ require_runner() {
 	name=$(git -C "$KTREE" config user.name) && [ -n "$name" ] || unset=user.name
 	email=$(git -C "$KTREE" config user.email) && [ -n "$email" ] || unset=user.email
 	[ -z "$unset" ] ||
-		die "$unset is not set for $KTREE, and $KBRANCH_SUBCOMMAND signs off as you: git -C $KTREE config user.name 'Your Name'; git -C $KTREE config user.email you@your.domain"
+		die "$unset is not set for $KTREE, and $KB_SUBCOMMAND signs off as you: git -C $KTREE config user.name 'Your Name'; git -C $KTREE config user.email you@your.domain"
 	case ${email,,} in
 	*noreply* | *no-reply* | *.example)
 		die "user.email $email (git config in $KTREE) is a no-reply placeholder, like the patches' author, not yours: git -C $KTREE config user.email you@your.domain" ;;

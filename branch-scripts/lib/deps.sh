@@ -2,7 +2,7 @@
 # Install what kbranch needs from Debian's archive when it is missing.
 
 # package:command pairs; a package is installed when its command is absent.
-KBRANCH_DEPS=(
+KB_DEPS=(
 	git:git
 	xz-utils:xz
 	linux-source:/usr/src/linux-source-*.tar.xz
@@ -49,7 +49,7 @@ dep_present() {
 
 ensure_deps() {
 	local entry missing=()
-	for entry in "${KBRANCH_DEPS[@]}"; do
+	for entry in "${KB_DEPS[@]}"; do
 		dep_present "${entry#*:}" || missing+=("${entry%%:*}")
 	done
 	[ "${#missing[@]}" -eq 0 ] && return 0

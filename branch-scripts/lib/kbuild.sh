@@ -8,12 +8,12 @@
 # bisect-tests, in work dir $2 (build dir $2/build/$1): bisect-tests/run's
 # own config pipeline, through its interface.
 bt_configure() {
-	(cd "$KTREE" && KBRANCH_WORK=$2 "$KBRANCH_REPO/bisect-tests/run" --configure-only --variant "$1")
+	(cd "$KTREE" && KBRANCH_WORK=$2 "$KB_REPO/bisect-tests/run" --configure-only --variant "$1")
 }
 
 # The symbols the checked-out commit builds ext4, ACL and security from.
 used_symbols() {
-	(cd "$KTREE" && "$KBRANCH_REPO/bisect-tests/run" --print-declared used-symbols)
+	(cd "$KTREE" && "$KB_REPO/bisect-tests/run" --print-declared used-symbols)
 }
 
 # kbranch check and preflight build in the builtin variant's build dir:
@@ -45,5 +45,5 @@ kbuild_make() {
 
 # One declared expectation of the checked-out commit: declared kconfig.
 declared() {
-	(cd "$KTREE" && "$KBRANCH_REPO/bisect-tests/run" --print-declared "$1")
+	(cd "$KTREE" && "$KB_REPO/bisect-tests/run" --print-declared "$1")
 }

@@ -62,9 +62,9 @@ kconfig_build() {
 		chmod +x "$dir/scripts/kconfig/conf"
 		touch -r "$dir/scripts/kconfig/conf.real" "$dir/scripts/kconfig/conf"
 	fi
-	[ "$(kconfig_batch_bin)" -nt "$KBRANCH_REPO/branch-scripts/libexec/kconfig-batch.c" ] && return 0
+	[ "$(kconfig_batch_bin)" -nt "$KB_REPO/branch-scripts/libexec/kconfig-batch.c" ] && return 0
 	gcc -O2 -Wall -I"$KTREE/scripts/kconfig" -I"$dir/scripts/kconfig" -o "$(kconfig_batch_bin)" \
-		"$KBRANCH_REPO/branch-scripts/libexec/kconfig-batch.c" \
+		"$KB_REPO/branch-scripts/libexec/kconfig-batch.c" \
 		"$dir"/scripts/kconfig/{confdata,expr,lexer.lex,menu,parser.tab,preprocess,symbol,util}.o >>"$log" 2>&1 ||
 		die "cannot build kconfig-batch (log: $log)"
 }

@@ -13,11 +13,11 @@ list_dir() {
 }
 
 list_smtp_port() {
-	printf '%s\n' "${KBRANCH_LIST_SMTP_PORT:-2525}"
+	printf '%s\n' "$KBRANCH_LIST_SMTP_PORT"
 }
 
 list_http_port() {
-	printf '%s\n' "${KBRANCH_LIST_HTTP_PORT:-8780}"
+	printf '%s\n' "$KBRANCH_LIST_HTTP_PORT"
 }
 
 # The archive's URL; a message is at <url><message-id>/.

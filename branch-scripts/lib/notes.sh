@@ -7,19 +7,19 @@
 # through: those lines also carry chain=, a hash of the trees from the base
 # to the commit (carry_chain_key in lib/carry.sh).
 
-KBRANCH_NOTES=refs/notes/kbranch
+KB_NOTES=refs/notes/kbranch
 
 # The variant registry, bisect-tests/configs/variants, through bisect-tests'
 # own interface: "name kind reference" lines, in table order.  Asked once:
 # a warm re-run looks variants up at every point.
-KBRANCH_REGISTRY=$("$KBRANCH_REPO/bisect-tests/run" --list-variants 2>/dev/null) || KBRANCH_REGISTRY=
+KB_REGISTRY=$("$KB_REPO/bisect-tests/run" --list-variants 2>/dev/null) || KB_REGISTRY=
 variant_registry() {
-	[ -z "$KBRANCH_REGISTRY" ] || printf '%s\n' "$KBRANCH_REGISTRY"
+	[ -z "$KB_REGISTRY" ] || printf '%s\n' "$KB_REGISTRY"
 }
 
 # What kbranch verify runs and records, in table order: every variant.
 # shellcheck disable=SC2034 # read by cmd/verify.sh and cmd/results.sh
-mapfile -t KBRANCH_VARIANTS < <(variant_registry | cut -d' ' -f1)
+mapfile -t KB_VARIANTS < <(variant_registry | cut -d' ' -f1)
 
 # Field $2 (kind, reference or traits) of variant $1, from the registry's
 # "name kind reference traits" lines.
@@ -33,7 +33,7 @@ variant_field() {
 		traits) printf '%s\n' "$traits" ;;
 		esac
 		return 0
-	done <<<"$KBRANCH_REGISTRY"
+	done <<<"$KB_REGISTRY"
 	return 1
 }
 
@@ -64,9 +64,9 @@ variant_source() {
 # taken once per run (note_prime), as are the tools: what a run's verdicts
 # were reached with.
 tests_version() {
-	[ -n "${KBRANCH_TESTS_VERSION:-}" ] || KBRANCH_TESTS_VERSION=$(cd "$KBRANCH_REPO" &&
+	[ -n "${KB_TESTS_VERSION:-}" ] || KB_TESTS_VERSION=$(cd "$KB_REPO" &&
 		find bisect-tests -type f -print0 | sort -z | xargs -0 sha256sum | sha256sum | cut -c1-12)
-	printf '%s\n' "$KBRANCH_TESTS_VERSION"
+	printf '%s\n' "$KB_TESTS_VERSION"
 }
 
 note_prime() {
@@ -77,19 +77,19 @@ note_prime() {
 # The tools a verdict was reached with, exactly (notes travel between
 # machines): the compiler, QEMU and the guest's busybox.
 toolchain() {
-	[ -n "${KBRANCH_TOOLCHAIN:-}" ] || KBRANCH_TOOLCHAIN=$(printf 'gcc-%s,qemu-%s,busybox-%s' \
+	[ -n "${KB_TOOLCHAIN:-}" ] || KB_TOOLCHAIN=$(printf 'gcc-%s,qemu-%s,busybox-%s' \
 		"$(gcc -dumpfullversion 2>/dev/null || echo none)" \
 		"$(qemu-system-x86_64 --version 2>/dev/null | sed -n '1s/.*version \([^ ]*\).*/\1/p')" \
 		"$(busybox 2>/dev/null | sed -n '1s/^BusyBox v\([^ ]*\).*/\1/p')")
-	printf '%s\n' "$KBRANCH_TOOLCHAIN"
+	printf '%s\n' "$KB_TOOLCHAIN"
 }
 
 # A commit's tree: from the run's table when the caller filled it
 # (note_learn_trees), else from git.
 note_tree() {
 	local commit=$1
-	if [ -n "${KBRANCH_TREE_OF[$commit]:-}" ]; then
-		printf '%s\n' "${KBRANCH_TREE_OF[$commit]}"
+	if [ -n "${KB_TREE_OF[$commit]:-}" ]; then
+		printf '%s\n' "${KB_TREE_OF[$commit]}"
 	else
 		kgit rev-parse "$commit^{tree}"
 	fi
@@ -97,12 +97,12 @@ note_tree() {
 
 # Fill the table of trees for commits $@ with one git process: a warm
 # re-run asks for each commit's tree several times a point.
-declare -gA KBRANCH_TREE_OF=()
+declare -gA KB_TREE_OF=()
 note_learn_trees() {
 	local commit tree
 	[ "$#" -gt 0 ] || return 0
 	while read -r commit tree; do
-		KBRANCH_TREE_OF[$commit]=$tree
+		KB_TREE_OF[$commit]=$tree
 	done < <(kgit log --no-walk=unsorted --format='%H %T' "$@")
 }
 
@@ -127,7 +127,7 @@ note_record() {
 		exec {lock}>&-
 		die "notes: $KBRANCH_WORK/notes.lock held for over a minute"
 	fi
-	kgit notes --ref="$KBRANCH_NOTES" append -m "$line" "$commit" || { exec {lock}>&-; return 1; }
+	kgit notes --ref="$KB_NOTES" append -m "$line" "$commit" || { exec {lock}>&-; return 1; }
 	exec {lock}>&-
 }
 
@@ -136,16 +136,16 @@ note_record() {
 note_lines() {
 	# "notes list" prints "<blob> <object>": cat-file shows <object> as
 	# the header of each blob's lines.
-	[ -n "${KBRANCH_NOTE_LINES+x}" ] || KBRANCH_NOTE_LINES=$(kgit notes --ref="$KBRANCH_NOTES" list 2>/dev/null |
+	[ -n "${KB_NOTE_LINES+x}" ] || KB_NOTE_LINES=$(kgit notes --ref="$KB_NOTES" list 2>/dev/null |
 		kgit cat-file --batch='%(rest)' 2>/dev/null | awk '
 			NF == 1 && length($1) >= 40 && $1 ~ /^[0-9a-f]+$/ { object = $1; next }
 			NF > 0 { print object " " $0 }')
-	[ -z "$KBRANCH_NOTE_LINES" ] || printf '%s\n' "$KBRANCH_NOTE_LINES"
+	[ -z "$KB_NOTE_LINES" ] || printf '%s\n' "$KB_NOTE_LINES"
 }
 
 # Read the notes again when next asked: something was recorded.
 note_forget() {
-	unset KBRANCH_NOTE_LINES KBRANCH_NOTE_INDEXED
+	unset KB_NOTE_LINES KB_NOTE_INDEXED
 }
 
 # The notes' lines as two lookups, made once per read of the notes (in
@@ -154,26 +154,26 @@ note_forget() {
 # carry a line of a key and verdict.  A warm re-run asks both at every
 # point; lookups cost no process.
 note_index() {
-	[ -z "${KBRANCH_NOTE_INDEXED:-}" ] || return 0
-	declare -gA KBRANCH_NOTE_VERDICTS=() KBRANCH_NOTE_ON=()
+	[ -z "${KB_NOTE_INDEXED:-}" ] || return 0
+	declare -gA KB_NOTE_VERDICTS=() KB_NOTE_ON=()
 	local object tag tree variant tests tools verdict chain rest key
 	while read -r object tag tree variant tests tools verdict chain rest; do
 		[ "$tag" = kbranch-verify ] || continue
 		[[ "$chain" == chain=* ]] || chain=
 		key="$tree $variant $tests $tools $chain"
-		KBRANCH_NOTE_VERDICTS[$key]+=" ${verdict#verdict=} "
-		KBRANCH_NOTE_ON[$object $key ${verdict#verdict=}]=1
+		KB_NOTE_VERDICTS[$key]+=" ${verdict#verdict=} "
+		KB_NOTE_ON[$object $key ${verdict#verdict=}]=1
 	done < <(note_lines)
-	KBRANCH_NOTE_INDEXED=1
+	KB_NOTE_INDEXED=1
 }
 
 # The index's key of commit $1, variant $2, chain $3 (may be empty), in
 # NOTE_IKEY: set, not printed, so that no subshell is made for it.
 note_index_key() {
-	local tree=${KBRANCH_TREE_OF[$1]:-$(kgit rev-parse "$1^{tree}")}
+	local tree=${KB_TREE_OF[$1]:-$(kgit rev-parse "$1^{tree}")}
 	tests_version >/dev/null
 	toolchain >/dev/null
-	NOTE_IKEY="tree=$tree variant=$2 tests=$KBRANCH_TESTS_VERSION tools=$KBRANCH_TOOLCHAIN ${3:+chain=$3}"
+	NOTE_IKEY="tree=$tree variant=$2 tests=$KB_TESTS_VERSION tools=$KB_TOOLCHAIN ${3:+chain=$3}"
 }
 
 # Has this tree already passed this variant with these tests and tools
@@ -184,7 +184,7 @@ note_passed() {
 	local commit=$1 variant=$2 chain=${3:-} verdicts
 	note_index
 	note_index_key "$commit" "$variant" "$chain"
-	verdicts=${KBRANCH_NOTE_VERDICTS[$NOTE_IKEY]:-}
+	verdicts=${KB_NOTE_VERDICTS[$NOTE_IKEY]:-}
 	[[ "$verdicts" == *" good "* && "$verdicts" != *" bad "* && "$verdicts" != *" skip "* ]]
 }
 
@@ -194,13 +194,13 @@ note_reuse() {
 	local commit=$1 variant=$2 chain=${3:-}
 	note_index
 	note_index_key "$commit" "$variant" "$chain"
-	[ -z "${KBRANCH_NOTE_ON[$commit $NOTE_IKEY good]:-}" ] || return 0
+	[ -z "${KB_NOTE_ON[$commit $NOTE_IKEY good]:-}" ] || return 0
 	note_record "$commit" "$variant" good "${chain:+chain=$chain }reused=1"
 }
 
 # The newest recorded verdict of one commit and variant, any tests version.
 note_latest() {
 	local commit=$1 variant=$2
-	kgit notes --ref="$KBRANCH_NOTES" show "$commit" 2>/dev/null |
+	kgit notes --ref="$KB_NOTES" show "$commit" 2>/dev/null |
 		grep " variant=$variant " | tail -n 1
 }

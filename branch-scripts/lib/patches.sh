@@ -62,5 +62,5 @@ am_one() {
 # version (--no-signature).
 format_series() {
 	kgit format-patch -q --zero-commit --no-signature -o "$1" \
-		"$KBRANCH_BASE_TAG..$KBRANCH_BRANCH" >/dev/null
+		"$KB_BASE_TAG..$KBRANCH_BRANCH" >/dev/null
 }

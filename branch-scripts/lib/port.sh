@@ -41,11 +41,11 @@ port_report() {
 	old=$(base_version)
 	drop_worktree "$wt"
 	rm -rf "$wt.patches"
-	if kgit rev-parse -q --verify "refs/tags/$KBRANCH_BASE_TAG-$ref" >/dev/null; then
-		start=$KBRANCH_BASE_TAG-$ref
+	if kgit rev-parse -q --verify "refs/tags/$KB_BASE_TAG-$ref" >/dev/null; then
+		start=$KB_BASE_TAG-$ref
 	else
 		start=packaged/$ref
-		patches=("$KBRANCH_REPO"/base/*.patch)
+		patches=("$KB_REPO"/base/*.patch)
 	fi
 	format_series "$wt.patches"
 	patches+=("$wt.patches"/*.patch)

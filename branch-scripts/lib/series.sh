@@ -9,12 +9,12 @@ series_paths() {
 	while IFS= read -r name; do
 		[[ "$name" =~ ^[A-Za-z0-9][A-Za-z0-9._+-]*$ ]] ||
 			die "series.txt: bad patch name '$name' (plain file names in patches/ only)"
-		[ -f "$KBRANCH_REPO/patches/$name" ] || die "series.txt: patches/$name does not exist"
-		grep -q '^GIT binary patch' "$KBRANCH_REPO/patches/$name" &&
+		[ -f "$KB_REPO/patches/$name" ] || die "series.txt: patches/$name does not exist"
+		grep -q '^GIT binary patch' "$KB_REPO/patches/$name" &&
 			die "series.txt: patches/$name adds a binary file; kernel patches are text"
-		printf '%s\n' "$KBRANCH_REPO/patches/$name"
+		printf '%s\n' "$KB_REPO/patches/$name"
 		count=$((count + 1))
-	done < <(series_entries "$KBRANCH_REPO/series.txt")
+	done < <(series_entries "$KB_REPO/series.txt")
 	[ "$count" -gt 0 ] || die "series.txt lists no patches"
 }
 
@@ -26,7 +26,7 @@ series_entries() {
 
 # The linux-source version the series was last verified against.
 verified_version() {
-	cat "$KBRANCH_REPO/base/linux-source.version"
+	cat "$KB_REPO/base/linux-source.version"
 }
 
 # Empty when no linux-source is installed: apply only warns about versions.

@@ -46,11 +46,11 @@ shapes_state_file() {
 }
 
 shapes_seeds() {
-	grep -Ev '^[[:space:]]*(#|$)' "$KBRANCH_REPO/$SHAPES_SEEDS"
+	grep -Ev '^[[:space:]]*(#|$)' "$KB_REPO/$SHAPES_SEEDS"
 }
 
 shapes_jobs() {
-	local jobs=${KBRANCH_JOBS:-$(nproc)}
+	local jobs=$KBRANCH_JOBS
 	[[ "$jobs" =~ ^[1-9][0-9]*$ ]] || jobs=1
 	echo "$jobs"
 }

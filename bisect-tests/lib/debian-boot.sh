@@ -1,0 +1,698 @@
+# shellcheck shell=bash
+# Debian 12 machines booted through a commit (issue 28): the variants of
+# kind "debian" in configs/variants.  After stage_build, each machine of
+# each scenario the variant names (traits scenario=<file>, files in
+# debian/scenarios) is made from the cached Debian image
+# (lib/debian-image.sh) and this commit's kernel, the Debian way, booted
+# to our report target, and judged against the scenario's "expect" line
+# for this commit's step.
+#
+#   config   tinyconfig + base.config + debian-boot.config (ours: what
+#            systemd, udev and initramfs-tools need) + debian-ext4.config
+#            (Debian's ext4 family) [+ debian-builtin.config: trait
+#            builtin], in this commit's names.  Trait carried: made once at
+#            ext4dev-base in the old names, then "make olddefconfig" here,
+#            jumped from the base and stepped from the parent's result.
+#   machine  a copy of the image's root tree; make modules_install; /boot/
+#            vmlinuz, config; fstab, /etc/modules and the report units
+#            (debian/guest); the image's own mkinitramfs, in a chroot;
+#            mke2fs -d with the scenario's flags, at a fixed UUID.
+#   boot     root=UUID=<root> ro console=ttyS0 [cmdline], the console on
+#            ttyS0, the report (debian/guest/kbranch-report) on ttyS1.  A
+#            boot that stops in the initramfs shell or a kernel panic is
+#            stopped there, with the console's last lines; a hang is the
+#            timeout, never silent.
+#   judge    root, data mount, /etc/modules, failed units and the kernel's
+#            ext4 lines against the expect line; each failed expectation
+#            is a line with the scenario's reason.
+# Needs common.sh, config.sh, build.sh, qemu.sh, setup.sh, observe.sh,
+# expect.sh and debian-image.sh.
+
+DEBIAN_SCENARIO_DIR=$BT_DIR/debian/scenarios
+DEBIAN_GUEST_DIR=$BT_DIR/debian/guest
+# Fixed, as a machine's are: the boot loader's root=UUID= and fstab name them.
+DEBIAN_DATA_UUID=0c4d1ae2-5b1e-4f4e-8a0d-6e3f2b9c7d15
+DEBIAN_DATA_SIZE=32M
+DEBIAN_MEMORY=512
+DEBIAN_REPORT_BEGIN='kbranch-report: begin'
+DEBIAN_REPORT_END='kbranch-report: end'
+# What stops a boot early, on the console: initramfs-tools' rescue shell
+# (its prompt), a kernel panic.
+DEBIAN_STOP_INITRAMFS='(initramfs)'
+DEBIAN_STOP_PANIC='Kernel panic - not syncing'
+
+# --- the registry and the scenario files ---------------------------------
+
+# The scenarios variant $1 boots, one a line (traits scenario=<name>).
+debian_scenarios() {
+	variant_field "$1" traits | tr ',' '\n' | sed -n 's/^scenario=//p'
+}
+
+debian_scenario_file() {
+	local file=$DEBIAN_SCENARIO_DIR/$1
+	[ -f "$file" ] || die_setup "no scenario file $file (configs/variants names it)"
+	printf '%s\n' "$file"
+}
+
+# The machine names of scenario $1, in order.
+debian_machines() {
+	awk -F' *[|] *' '$1 ~ /^machine / { sub(/^machine +/, "", $1); print $1 }' "$(debian_scenario_file "$1")"
+}
+
+# Key $3 of machine $2 in scenario $1 ("" when not given).
+debian_machine_key() {
+	local keys
+	keys=$(awk -F' *[|] *' -v m="machine $2" '$1 == m { print $2 }' "$(debian_scenario_file "$1")")
+	tr ' ' '\n' <<<"$keys" | sed -n "s/^$3=//p"
+}
+
+# "keys | why" of the expect line for machine $2 at step $3 in scenario $1;
+# fails when the scenario declares nothing for that step.
+debian_expect_line() {
+	awk -F' *[|] *' -v m="$2" -v s="$3" '
+		$1 ~ /^expect / && $2 == m {
+			steps = $1; sub(/^expect +/, "", steps)
+			if (index("," steps ",", "," s ",")) { print $3 " | " $4; found = 1; exit }
+		}
+		END { exit !found }' "$(debian_scenario_file "$1")"
+}
+
+# Value of key $2 in the keys "k=v k=v" $1.
+debian_key_of() {
+	tr ' ' '\n' <<<"$1" | sed -n "s/^$2=//p"
+}
+
+# --- the kernel config -----------------------------------------------------
+
+# The fragments, in merge order: ours, then Debian's, then the trait's.
+debian_fragments() {
+	local f
+	for f in base debian-boot debian-ext4; do
+		printf '%s\n' "$BT_DIR/configs/$f.config"
+	done
+	variant_has "$1" builtin && printf '%s\n' "$BT_DIR/configs/debian-builtin.config"
+	return 0
+}
+
+# make for a config in build dir $1 of kernel tree $2 (the base's tree may
+# not be the one under test).
+debian_kconfig() {
+	local odir=$1 tree=$2
+	shift 2
+	make -C "$tree" O="$odir" ARCH=x86_64 CC="$BT_CC" HOSTCC="$BT_HOSTCC" -j"$(nproc)" "$@"
+}
+
+# tinyconfig and the fragments $4... (already in tree $2's names) merged
+# into config file $3 in build dir $1, as config.sh does for the built
+# variants; logs to $rdir's config.log.
+debian_config_merge() {
+	local odir=$1 tree=$2 out=$3 log
+	shift 3
+	log=$(dirname "$out")/merge.log
+	mkdir -p "$odir"
+	debian_kconfig "$odir" "$tree" KCONFIG_CONFIG="$out" allnoconfig >"$log" 2>&1 &&
+		(cd "$odir" && KCONFIG_CONFIG="$out" "$tree/scripts/kconfig/merge_config.sh" -m "$out" \
+			"$tree/kernel/configs/tiny.config" "$tree/arch/x86/configs/tiny.config" "$@") >>"$log" 2>&1 &&
+		debian_kconfig "$odir" "$tree" KCONFIG_CONFIG="$out" olddefconfig >>"$log" 2>&1
+}
+
+# The variant's fragments in this commit's names, into run dir files.
+debian_fragments_here() {
+	local v=$1 rdir f
+	rdir=$(run_dir "$v")
+	while IFS= read -r f; do
+		config_fragment "$f" >"$rdir/${f##*/}"
+		printf '%s\n' "$rdir/${f##*/}"
+	done < <(debian_fragments "$v")
+}
+
+# The config made fresh here, in this commit's names, into file $2.
+debian_config_fresh() {
+	local v=$1 out=$2 frags key
+	mapfile -t frags < <(debian_fragments_here "$v")
+	key=$(config_key "${frags[@]}")
+	config_cached "$key" "$out" "$(run_dir "$v")/config.log" && return 0
+	debian_config_merge "$(build_dir "$v")" "$KTREE_DIR" "$out" "${frags[@]}" || return 1
+	cat "$(dirname "$out")/merge.log" >>"$(run_dir "$v")/config.log"
+	config_keep "$key" "$out"
+}
+
+# The base of the series in HEAD's history: the commit whose subject the
+# expectations declare step=0; nothing when HEAD has none (a packaged tree).
+debian_base_commit() {
+	local subject
+	subject=$(sed -n 's/^\([^#].*\) | .*step=0\( .*\)\{0,1\}$/\1/p' "$BT_DIR/expectations" | head -n 1)
+	git log --format='%H %s' -n 500 HEAD | awk -v s="$subject" 'substr($0, 42) == s { print $1; exit }'
+}
+
+# A checkout of the base, for making the seed when HEAD is elsewhere (a
+# bisect's first step): a worktree kept in the work dir.
+debian_base_tree() {
+	local base=$1 wt
+	if [ "$(git rev-parse HEAD)" = "$base" ]; then
+		printf '%s\n' "$KTREE_DIR"
+		return 0
+	fi
+	wt=$KBRANCH_WORK/debian/base-tree
+	if [ "$(git -C "$wt" rev-parse HEAD 2>/dev/null)" != "$base" ]; then
+		rm -rf "$wt"
+		git worktree prune
+		git worktree add -q --detach "$wt" "$base" >&2 || return 1
+	fi
+	printf '%s\n' "$wt"
+}
+
+# The config a tester of the ext4dev era has: made at the base, with the
+# old names.  Kept by the base commit, fragments and tools.
+debian_seed() {
+	local v=$1 base=$2 dir frags=() f key tree lock
+	dir=$KBRANCH_WORK/debian/seed
+	mkdir -p "$dir/fragments"
+	while IFS= read -r f; do
+		EXPECT_kconfig=EXT4DEV config_fragment "$f" >"$dir/fragments/${f##*/}"
+		frags+=("$dir/fragments/${f##*/}")
+	done < <(debian_fragments "$v")
+	key=$({ echo "$base"; cat "${frags[@]}"; config_tool_versions; } | sha256sum | cut -c1-40)
+	# One maker at a time: two variants may run at once (kbranch verify),
+	# and they share the base's worktree.
+	exec {lock}>"$dir/lock"
+	flock -w 3600 "$lock" || return 1
+	if [ ! -f "$dir/$key.config" ]; then
+		tree=$(debian_base_tree "$base") || return 1
+		debian_config_merge "$dir/build-$key" "$tree" "$dir/$key.config.tmp" "${frags[@]}" || return 1
+		mv "$dir/$key.config.tmp" "$dir/$key.config"
+		rm -rf "$dir/build-$key"
+	fi
+	exec {lock}>&-
+	printf '%s\n' "$dir/$key.config"
+}
+
+# olddefconfig of config $2 at this commit into file $3 (cached by input).
+debian_olddefconfig() {
+	local v=$1 in=$2 out=$3 key
+	key=$(config_key "$in")
+	config_cached "$key" "$out" "$(run_dir "$v")/config.log" && return 0
+	cp "$in" "$out"
+	logged "$(run_dir "$v")/config.log" kmake "$v" KCONFIG_CONFIG="$out" olddefconfig || return 1
+	config_keep "$key" "$out"
+}
+
+debian_carry_file() {
+	printf '%s/debian/carry/%s/%s.config\n' "$KBRANCH_WORK" "$1" "$2"
+}
+
+# A carried config: jumped (the base's seed, olddefconfig here: a
+# bisect's first step) and, where this commit's parent was carried before,
+# stepped (the parent's result, olddefconfig here).  The build takes the
+# jumped one; a stepped one that differs is printed and bad: a tester who
+# steps would boot another kernel.  This commit's result is kept for its
+# children.
+debian_config_carried() {
+	local v=$1 out=$2 base=$3 seed rdir parent stepped
+	rdir=$(run_dir "$v")
+	seed=$(debian_seed "$v" "$base") || return 1
+	debian_olddefconfig "$v" "$seed" "$out" || return 1
+	parent=$(debian_carry_file "$v" "$(git rev-parse -q --verify 'HEAD^' || echo none)")
+	if [ -f "$parent" ]; then
+		debian_olddefconfig "$v" "$parent" "$rdir/stepped.config" || return 1
+		stepped=$rdir/stepped.config
+	fi
+	mkdir -p "$(dirname "$(debian_carry_file "$v" x)")"
+	cp "${stepped:-$out}" "$(debian_carry_file "$v" "$(git rev-parse HEAD)")"
+	say "$v: config carried from the base ($(git log -1 --format=%h "$base")): jumped${stepped:+ and stepped from the parent}"
+}
+
+# The variant's .config (config_generate for kind debian).  At a commit
+# without the base in its history (the packaged tree) a carried variant
+# is made fresh: there is nothing to carry it from.
+debian_config_generate() {
+	local v=$1 bdir scratch base
+	bdir=$(build_dir "$v")
+	scratch=$bdir/bisect-tests.config
+	mkdir -p "$bdir"
+	base=$(debian_base_commit)
+	if variant_has "$v" carried && [ -n "$base" ]; then
+		debian_config_carried "$v" "$scratch" "$base" || return 1
+	else
+		debian_config_fresh "$v" "$scratch" || return 1
+	fi
+	cmp -s "$scratch" "$bdir/.config" || cp "$scratch" "$bdir/.config"
+}
+
+# What the variant intends for option $2 (CONFIG_EXT4_FS...): Debian's
+# value, or the trait builtin's, the last fragment's.
+debian_intent() {
+	local v=$1 symbol=$2 f line=''
+	while IFS= read -r f; do
+		line=$(grep -E "^(# )?${symbol}[= ]" "$f" || echo "$line")
+	done < <(debian_fragments "$v")
+	config_value "$symbol" <(printf '%s\n' "$line")
+}
+
+# config_check for kind debian: ext4, ACL and security labels under the
+# names this commit builds from, as Debian has them; a stepped config
+# that differs from the jumped one.
+debian_config_check() {
+	local v=$1 config rdir what want have symbol bad=0
+	rdir=$(run_dir "$v")
+	config=$(build_dir "$v")/.config
+	for what in fs:CONFIG_EXT4_FS acl:CONFIG_EXT4_FS_POSIX_ACL sec:CONFIG_EXT4_FS_SECURITY; do
+		want=$(debian_intent "$v" "${what#*:}")
+		symbol=$(used_symbol "${what%%:*}")
+		have=$(config_value "$symbol" "$config")
+		[ "$have" = "$want" ] && continue
+		say "config check failed: $symbol=$have in $config, what this commit builds from; variant $v needs $want (Debian's)"
+		bad=1
+	done
+	if [ -f "$rdir/stepped.config" ] && ! cmp -s "$rdir/stepped.config" "$config"; then
+		say "config check failed: carried stepped from the parent, the config differs from the one jumped from the base:"
+		diff "$config" "$rdir/stepped.config" | grep '^[<>] ' | sed 's/^</    jumped:/; s/^>/    stepped:/' >&2
+		bad=1
+	fi
+	return "$bad"
+}
+
+# --- a machine: the image, this commit's kernel, the scenario's files ------
+
+# The machine's directory in the run dir.
+debian_machine_dir() {
+	printf '%s/%s-%s\n' "$(run_dir "$1")" "$2" "$3"
+}
+
+# The Debian image's directory, made or found once per run (128 when it
+# cannot be made: lib/debian-image.sh says why in one line).
+debian_image_dir() {
+	if [ -z "${DEBIAN_IMAGE_DIR:-}" ]; then
+		DEBIAN_IMAGE_DIR=$(debian_image) || exit "$?"
+	fi
+	printf '%s\n' "$DEBIAN_IMAGE_DIR"
+}
+
+# /etc/fstab: the root by UUID, and the data filesystem when there is one,
+# with the type the scenario's machine names; passno as Debian writes it.
+debian_fstab() {
+	local type=$1 data=$2
+	printf 'UUID=%s / %s errors=remount-ro 0 1\n' "$DEBIAN_ROOT_UUID" "$type"
+	[ "$data" = none ] || printf 'UUID=%s /srv/data %s defaults 0 2\n' "$DEBIAN_DATA_UUID" "$type"
+}
+
+# The scenario's files and our report units, into root tree $1.
+debian_machine_files() {
+	local root=$1 scen=$2 machine=$3 modules units=$1/etc/systemd/system
+	debian_fstab "$(debian_machine_key "$scen" "$machine" fstab)" \
+		"$(debian_machine_key "$scen" "$machine" data)" >"$root/etc/fstab" || return 1
+	mkdir -p "$root/srv/data" "$root/usr/local/sbin" "$units/emergency.target.wants" || return 1
+	modules=$(debian_machine_key "$scen" "$machine" modules)
+	if [ "$modules" != none ]; then printf '%s\n' "$modules" >"$root/etc/modules"; else : >"$root/etc/modules"; fi
+	install -m 0755 "$DEBIAN_GUEST_DIR/kbranch-report" "$root/usr/local/sbin/" &&
+		install -m 0644 "$DEBIAN_GUEST_DIR/kbranch-report.service" "$DEBIAN_GUEST_DIR/kbranch-report.target" "$units/" &&
+		ln -sf ../kbranch-report.service "$units/emergency.target.wants/" &&
+		ln -sf kbranch-report.target "$units/default.target"
+}
+
+# The kernel installed as Debian's linux-image packages install one:
+# modules, /boot/vmlinuz-<release> and /boot/config-<release> (which
+# mkinitramfs reads).
+debian_install_kernel() {
+	local v=$1 root=$2 release bdir
+	bdir=$(build_dir "$v")
+	release=$(build_release "$v")
+	build_modules_install "$v" "$root" || return 1
+	cp "$bdir/arch/x86/boot/bzImage" "$root/boot/vmlinuz-$release" &&
+		cp "$bdir/.config" "$root/boot/config-$release"
+}
+
+# The image's own mkinitramfs for that kernel, in a chroot with a private
+# /proc and /sys that go with the mount namespace.
+debian_mkinitramfs() {
+	local root=$1 release=$2
+	# shellcheck disable=SC2016 # $1 is the inner shell's
+	unshare -m --propagation private chroot "$root" /bin/sh -c \
+		'mount -t proc proc /proc && mount -t sysfs sysfs /sys && exec mkinitramfs -o "/boot/initrd.img-$1" "$1"' \
+		sh "$release"
+}
+
+# mke2fs options of a filesystem made "test_fs", "plain" or "cleared"
+# (the scenario files are checked for these words: debian_check_scenario).
+debian_mkfs_flags() {
+	case $1 in
+	test_fs | cleared) printf '%s\n' -E test_fs ;;
+	esac
+}
+
+# Filesystem image $2 of kind $3 (label $4, UUID $5, size $6), from
+# tree $1 when one is given.
+debian_mkfs() {
+	local tree=$1 img=$2 kind=$3 label=$4 uuid=$5 size=$6 args
+	mapfile -t args < <(debian_mkfs_flags "$kind")
+	[ -z "$tree" ] || args+=(-d "$tree")
+	rm -f "$img"
+	mke2fs -q -F -t ext4 "${args[@]}" -L "$label" -U "$uuid" "$img" "$size" || return 1
+	[ "$kind" != cleared ] || tune2fs -E ^test_fs "$img"
+}
+
+# Make machine $3 of scenario $2 for variant $1: its disks and, for an
+# initramfs boot, the initramfs, in the machine's dir.  The host's tools
+# do all of it, the same at every commit: a failure is the machine's, 128.
+debian_machine_make() {
+	local v=$1 scen=$2 machine=$3 mdir root release data start=$SECONDS
+	mdir=$(debian_machine_dir "$v" "$scen" "$machine")
+	root=$mdir/root
+	release=$(build_release "$v")
+	rm -rf "$mdir"
+	mkdir -p "$mdir"
+	cp -a --reflink=auto "$(debian_image_dir)/root" "$root" || debian_machine_fault "$v" copying "$mdir"
+	debian_install_kernel "$v" "$root" || debian_machine_fault "$v" "make modules_install" "$(run_dir "$v")/build.log"
+	debian_machine_files "$root" "$scen" "$machine" || debian_machine_fault "$v" "writing the machine's files" "$mdir"
+	if [ "$(debian_machine_key "$scen" "$machine" boot)" = initramfs ]; then
+		logged "$mdir/make.log" debian_mkinitramfs "$root" "$release" || debian_machine_fault "$v" mkinitramfs "$mdir/make.log"
+		cp "$root/boot/initrd.img-$release" "$mdir/initrd.img" || debian_machine_fault "$v" mkinitramfs "$mdir/make.log"
+	fi
+	logged "$mdir/make.log" debian_mkfs "$root" "$mdir/root.img" "$(debian_machine_key "$scen" "$machine" root)" \
+		debian-root "$DEBIAN_ROOT_UUID" "$DEBIAN_IMAGE_SIZE" || debian_machine_fault "$v" "mke2fs of the root" "$mdir/make.log"
+	data=$(debian_machine_key "$scen" "$machine" data)
+	if [ "$data" != none ]; then
+		logged "$mdir/make.log" debian_mkfs '' "$mdir/data.img" "$data" data "$DEBIAN_DATA_UUID" "$DEBIAN_DATA_SIZE" ||
+			debian_machine_fault "$v" "mke2fs of the data filesystem" "$mdir/make.log"
+	fi
+	rm -rf --one-file-system "$root"
+	echo "$((SECONDS - start))" >"$mdir/make-seconds"
+}
+
+# Making a machine failed: never the commit's (the image, the host's
+# tools and the commit's already built modules): a setup error.
+debian_machine_fault() {
+	local v=$1 what=$2 log=$3
+	setup_check "$v" "$what" "$log"
+	die_setup "$v: $what failed for this machine, not the commit: $(tail -n 1 "$log" 2>/dev/null) (log: $log)"
+}
+
+# --- the boot ----------------------------------------------------------------
+
+# The boot loader's command line: root=UUID= as Debian's grub writes it
+# for an initramfs (udev resolves it); without one the kernel resolves no
+# UUID= (only PARTUUID=), and the device is named, as for such kernels.
+debian_cmdline() {
+	local root=UUID=$DEBIAN_ROOT_UUID
+	[ "$(debian_machine_key "$2" "$3" boot)" = initramfs ] || root=/dev/vda
+	printf 'root=%s ro console=ttyS0 %s\n' "$root" "$(debian_machine_key "$2" "$3" cmdline)"
+}
+
+# One boot of machine dir $2 (with its command line $3); the console in
+# console.log, the report in report.txt, and in stopped why it was
+# stopped early, if it was.
+debian_qemu_once() {
+	local v=$1 mdir=$2 cmdline=$3 accel qemu drives=() initrd=() pid
+	mapfile -t accel < <(qemu_accel)
+	mapfile -t qemu < <(qemu_command)
+	drives+=(-drive "file=$mdir/boot-root.img,if=virtio,format=raw")
+	[ ! -f "$mdir/data.img" ] || drives+=(-drive "file=$mdir/boot-data.img,if=virtio,format=raw")
+	[ ! -f "$mdir/initrd.img" ] || initrd=(-initrd "$mdir/initrd.img")
+	debian_fresh_disks "$mdir" || return 1
+	rm -f "$mdir/report.txt" "$mdir/stopped"
+	# QEMU in the background, watched: --foreground keeps it in our
+	# process group (an interrupted run takes it along); 8>&- keeps the
+	# build lock out of its hands.
+	timeout --foreground -k 5 "$(qemu_timeout)" "${qemu[@]}" "${accel[@]}" \
+		-m "$DEBIAN_MEMORY" -nographic -monitor none -no-reboot -nic none \
+		-serial stdio -serial "file:$mdir/report.txt" \
+		-kernel "$(build_dir "$v")/arch/x86/boot/bzImage" "${initrd[@]}" -append "$cmdline" \
+		"${drives[@]}" </dev/null >"$mdir/console.log" 2>&1 8>&- &
+	pid=$!
+	debian_watch "$pid" "$mdir"
+	wait "$pid"
+}
+
+# Each boot starts from the disks as made: a boot writes to them.
+debian_fresh_disks() {
+	local mdir=$1 img
+	for img in root data; do
+		[ ! -f "$mdir/$img.img" ] || cp --sparse=always "$mdir/$img.img" "$mdir/boot-$img.img" || return 1
+	done
+}
+
+# Stop boot $1 once its console shows where it stopped for good (the
+# initramfs shell, a kernel panic): waiting for the timeout would say
+# less, later.
+debian_watch() {
+	local pid=$1 mdir=$2 why
+	while kill -0 "$pid" 2>/dev/null; do
+		sleep 1
+		why=$(debian_stop_reason "$mdir/console.log")
+		[ -n "$why" ] || continue
+		sleep 2 # the console's last lines
+		printf '%s\n' "$why" >"$mdir/stopped"
+		kill -TERM "$pid" 2>/dev/null || true
+		return 0
+	done
+}
+
+debian_stop_reason() {
+	if grep -qF "$DEBIAN_STOP_INITRAMFS" "$1"; then
+		echo "the initramfs shell"
+	elif grep -qF "$DEBIAN_STOP_PANIC" "$1"; then
+		echo "a kernel panic: $(grep -m1 -F "$DEBIAN_STOP_PANIC" "$1" | tr -d '\r' | sed 's/^\[[^]]*\] //')"
+	fi
+}
+
+# --- what the machine showed ---------------------------------------------------
+
+# How the boot ended: "report", or why there is none.
+debian_end() {
+	local mdir=$1 rc=$2
+	if grep -qF "$DEBIAN_REPORT_END" "$mdir/report.txt" 2>/dev/null; then
+		echo report
+	elif [ -s "$mdir/stopped" ]; then
+		cat "$mdir/stopped"
+	elif [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+		echo "hung: no report within $(qemu_timeout)s"
+	else
+		echo "qemu exited ($rc) before the report"
+	fi
+}
+
+# The kernel's ext4 lines of the console (where there is no report):
+# the console runs at the kernel's default loglevel, so it has them.
+debian_console_klog() {
+	tr -d '\r' <"$1" | sed -E 's/^\[ *[0-9]+\.[0-9]+\] //' | grep -E 'EXT4-fs|ext4|JBD2|VFS:' |
+		grep -vE '^(Kernel )?[Cc]ommand line:' | sed 's/^/klog: /' || true
+}
+
+# The machine's observation, one fact a line, in $mdir/observed: how it
+# ended, then the report's lines (or, without a report, root: none and the
+# console's ext4 lines).
+debian_observe() {
+	local mdir=$1 rc=$2 end
+	end=$(debian_end "$mdir" "$rc")
+	{
+		printf 'end: %s\n' "$end"
+		if [ "$end" = report ]; then
+			tr -d '\r' <"$mdir/report.txt" | sed -n "/^$DEBIAN_REPORT_BEGIN\$/,/^$DEBIAN_REPORT_END\$/p" |
+				grep -vxF -e "$DEBIAN_REPORT_BEGIN" -e "$DEBIAN_REPORT_END"
+		else
+			echo 'root: none'
+			debian_console_klog "$mdir/console.log"
+		fi
+	} >"$mdir/observed"
+}
+
+debian_seen() {
+	sed -n "s/^$2: //p" "$1"
+}
+
+# The observed value of judged key $2 in observation file $1.
+debian_seen_key() {
+	local obs=$1 key=$2 line
+	case $key in
+	root) debian_seen "$obs" root | awk '{ print $1 }' | head -n 1 ;;
+	data)
+		line=$(sed -n 's|^fstab /srv/data [^:]*: ||p' "$obs" | head -n 1)
+		case $line in mounted\ *) echo "${line#mounted }" ;; '') echo none ;; *) echo failed ;; esac
+		;;
+	modules) if grep -q '^modules [^:]*: failed' "$obs"; then echo failed; else echo ok; fi ;;
+	failed) line=$(debian_seen "$obs" 'failed units' | xargs); echo "${line:-none}" ;;
+	klog | noklog) if grep -q '^klog: .*EXT4-fs.*ext4dev' "$obs"; then echo ext4dev; else echo none; fi ;;
+	esac
+}
+
+# Does the observation satisfy root=$2 ("/"-separated types, none, said)?
+debian_root_ok() {
+	local obs=$1 want=$2 seen
+	seen=$(debian_seen_key "$obs" root)
+	[[ "/$want/" == *"/$seen/"* ]] && return 0
+	# said: not mounted, and ext4 said why (the test_fs flag, or ext4dev).
+	[ "$seen" = none ] && [[ "/$want/" == */said/* ]] &&
+		grep -qE '^klog: .*EXT4-fs.*(test_fs|test code|ext4dev)' "$obs"
+}
+
+# Judge one observation against "keys | why"; prints a line per key that
+# does not hold.  Returns 2 when the boot itself failed (it hung, or the
+# root was declared mounted and was not), 1 for any other failure.
+debian_judge() {
+	local obs=$1 keys=$2 why=$3 key want seen rc=0
+	case $(debian_seen "$obs" end) in
+	report | "the initramfs shell" | "a kernel panic"*) ;;
+	*) echo "the boot did not end: $(debian_seen "$obs" end)"; return 2 ;;
+	esac
+	for key in root data modules failed klog noklog; do
+		want=$(debian_key_of "$keys" "$key")
+		[ -n "$want" ] || continue
+		seen=$(debian_seen_key "$obs" "$key")
+		case $key in
+		root) debian_root_ok "$obs" "$want" && continue ;;
+		noklog) [ "$seen" != "$want" ] && continue ;;
+		data) [ "$(debian_seen_key "$obs" root)" != none ] || continue; [[ "/$want/" == *"/$seen/"* ]] && continue ;;
+		*) [ "$seen" = "$want" ] && continue ;;
+		esac
+		echo "$key=$want declared, seen: $(debian_seen_line "$obs" "$key") ($why)"
+		if [ "$key" = root ] && [ "$rc" = 0 ] && [[ "$want" != none* ]]; then rc=2; else [ "$rc" = 2 ] || rc=1; fi
+	done
+	return "$rc"
+}
+
+# What to print for a key that does not hold: the observation's own words.
+debian_seen_line() {
+	local obs=$1 key=$2
+	case $key in
+	root)
+		if [ "$(debian_seen_key "$obs" root)" = none ]; then
+			echo "root not mounted: $(debian_seen "$obs" end)"
+		else
+			echo "root: $(debian_seen "$obs" root)"
+		fi
+		;;
+	data) grep -m1 '^fstab /srv/data ' "$obs" || echo "no data mount" ;;
+	modules) grep '^modules ' "$obs" | paste -sd ';' - ;;
+	failed) echo "failed units: $(debian_seen_key "$obs" failed)" ;;
+	klog) echo "no EXT4-fs line names ext4dev" ;;
+	noklog) grep -m1 '^klog: .*EXT4-fs.*ext4dev' "$obs" ;;
+	esac
+}
+
+# --- the stage ---------------------------------------------------------------
+
+debian_check_tools() {
+	local tool
+	[ "$(id -u)" -eq 0 ] || die_setup "the debian variants need root (mmdebstrap, chroot, unshare -m)"
+	for tool in mmdebstrap chroot unshare tune2fs cp; do
+		command -v "$tool" >/dev/null || die_setup "$tool is missing; install it first (debian variants)"
+	done
+}
+
+# A scenario file that says what this code does not know is a setup
+# error before anything boots, never a machine made some other way.
+debian_check_scenario() {
+	local scen=$1 machine key value
+	for machine in $(debian_machines "$scen"); do
+		for key in root:'test_fs|plain|cleared' data:'test_fs|plain|none' fstab:'ext4|ext4dev' boot:'initramfs|kernel'; do
+			value=$(debian_machine_key "$scen" "$machine" "${key%%:*}")
+			[[ "$value" =~ ^(${key#*:})$ ]] ||
+				die_setup "scenario $scen, machine $machine: ${key%%:*}='$value' is not one of ${key#*:}"
+		done
+	done
+}
+
+# Boot machine dir $2 once and judge it; prints a summary line, and what
+# did not hold with the console's last lines.  Returns debian_judge's code.
+debian_boot_judge() {
+	local v=$1 scen=$2 machine=$3 keys=$4 why=$5 mdir rc=0 jr=0 problems start=$SECONDS
+	mdir=$(debian_machine_dir "$v" "$scen" "$machine")
+	step "$v: $scen/$machine: boot ($mdir/console.log, report $mdir/report.txt)"
+	qemu_retrying "$mdir/console.log" debian_qemu_once "$v" "$mdir" "$(debian_cmdline "$v" "$scen" "$machine")" || rc=$?
+	echo "$((SECONDS - start))" >"$mdir/boot-seconds"
+	debian_observe "$mdir" "$rc"
+	problems=$(debian_judge "$mdir/observed" "$keys" "$why") || jr=$?
+	step "$v: $scen/$machine: $(debian_summary "$mdir/observed") ($((SECONDS - start)) s)"
+	[ "$jr" != 0 ] || return 0
+	while IFS= read -r line; do say "$v: $scen/$machine at step $(expect step): $line"; done <<<"$problems"
+	say "$v: $scen/$machine: console tail ($mdir/console.log):"
+	# Without the terminal's escapes (the shell's cursor query, colours).
+	tail -n 25 "$mdir/console.log" | tr -d '\r' | sed -E 's/\x1b\[[0-9;?]*[A-Za-z]//g; s/^/    /' >&2
+	return "$jr"
+}
+
+# One line for a machine's observation.
+debian_summary() {
+	local obs=$1 key out=()
+	for key in root data modules failed; do
+		out+=("$key=$(debian_seen_key "$obs" "$key")")
+	done
+	out+=("end=$(debian_seen "$obs" end | cut -d: -f1)")
+	printf '%s\n' "${out[*]}"
+}
+
+# Make, boot and judge machine $3 of scenario $2.  0 held; 1 a check, 2 the
+# boot failed twice; 125 failed, then held on the second boot (flaky).
+debian_machine() {
+	local v=$1 scen=$2 machine=$3 line keys why mdir rc=0
+	line=$(debian_expect_line "$scen" "$machine" "$(expect step)") ||
+		die_setup "scenario $scen declares nothing for machine $machine at step $(expect step)"
+	keys=${line%% | *} why=${line#* | }
+	mdir=$(debian_machine_dir "$v" "$scen" "$machine")
+	step "$v: $scen/$machine: making the machine ($mdir/make.log)"
+	debian_machine_make "$v" "$scen" "$machine"
+	debian_boot_judge "$v" "$scen" "$machine" "$keys" "$why" || rc=$?
+	[ "$rc" != 0 ] || return 0
+	mkdir -p "$mdir/first-attempt"
+	mv "$mdir/console.log" "$mdir/observed" "$mdir/report.txt" "$mdir/first-attempt/" 2>/dev/null || true
+	step "$v: $scen/$machine: booting again to confirm (first attempt's logs: $mdir/first-attempt)"
+	rc=0
+	debian_boot_judge "$v" "$scen" "$machine" "$keys" "$why" || rc=$?
+	[ "$rc" != 0 ] || { say "$v: $scen/$machine: flaky: failed, then held on a second boot; both logs: $mdir/first-attempt and $mdir"; return 125; }
+	return "$rc"
+}
+
+# Every machine's observation, each line prefixed with scenario/machine,
+# in the run's observed.txt: what --record-reference keeps.
+debian_observed_all() {
+	local v=$1 scen machine
+	for scen in $(debian_scenarios "$v"); do
+		for machine in $(debian_machines "$scen"); do
+			sed "s|^|$scen/$machine |" "$(debian_machine_dir "$v" "$scen" "$machine")/observed"
+		done
+	done >"$(run_dir "$v")/observed.txt"
+}
+
+# Beside each machine, the packaged kernel's result on it: a reference
+# shown, not judged (the scenario's expect lines judge, and they declare
+# what the packaged kernel does too).
+debian_show_reference() {
+	local v=$1 version ref scen machine
+	version=$(observe_packaged_version)
+	[ -n "$version" ] || die_setup "--against-packaged: no packaged/* tag is an ancestor of HEAD"
+	ref=$(observe_reference "$version" "$v")
+	[ -f "$ref" ] || observe_make_reference "$version" "$v"
+	for scen in $(debian_scenarios "$v"); do
+		for machine in $(debian_machines "$scen"); do
+			grep "^$scen/$machine " "$ref" | sed "s|^$scen/$machine ||" >"$(run_dir "$v")/reference.observed"
+			say "$v: $scen/$machine on packaged/$version: $(debian_summary "$(run_dir "$v")/reference.observed")"
+		done
+	done
+}
+
+# stage_boot_checks for kind debian: sets BOOT and CHECKS.
+debian_stage_boot_checks() {
+	local v=$1 scen machine rc
+	debian_check_tools
+	# Once per run, in this shell: the machines copy it.
+	debian_image_dir >/dev/null
+	BOOT=ok CHECKS=ok
+	for scen in $(debian_scenarios "$v"); do
+		debian_check_scenario "$scen"
+		for machine in $(debian_machines "$scen"); do
+			rc=0
+			debian_machine "$v" "$scen" "$machine" || rc=$?
+			case $rc in
+			0) ;;
+			2) BOOT=fail ;;
+			125) [ "$CHECKS" = fail ] || CHECKS=flaky ;;
+			*) CHECKS=fail ;;
+			esac
+		done
+	done
+	debian_observed_all "$v"
+	# As stage_boot_checks: a failed boot's checks are not said to pass.
+	[ "$BOOT/$CHECKS" != fail/ok ] || CHECKS=skip
+	[ "$AGAINST_PACKAGED" = 0 ] || debian_show_reference "$v"
+	[ "$RECORD_REFERENCE" = 0 ] || [ "$BOOT/$CHECKS" != ok/ok ] || observe_record_reference "$v"
+}

@@ -1,0 +1,24 @@
+# shellcheck shell=bash
+# kbranch's settings: every KBRANCH_* name it reads, with its default and
+# why.  They come from the environment; kbranch's own globals are KB_*.
+# Nothing in branch-scripts reads a KBRANCH_* name that is not here
+# (ci/02-docs.bats checks), and every one is in docs/.
+
+# The work dir: the kernel tree, builds, runs, notes' lock, the list.
+: "${KBRANCH_WORK:=${XDG_CACHE_HOME:-$HOME/.cache}/kbranch}"
+# The series' branch in the kernel tree.
+: "${KBRANCH_BRANCH:=ext4-rename}"
+# Points verify runs at once: a point spends half its time on one core
+# (config, images, boots), so two keep both cores busy; more only queue.
+: "${KBRANCH_JOBS:=$(nproc)}"
+# 0: preflight leaves out the tip's build (its tests judge the rules alone).
+: "${KBRANCH_PREFLIGHT_BUILD:=1}"
+# The local list's ports on 127.0.0.1.
+: "${KBRANCH_LIST_SMTP_PORT:=2525}"
+: "${KBRANCH_LIST_HTTP_PORT:=8780}"
+# The largest message the list takes (exim4's message_size_limit).
+: "${KBRANCH_LIST_MAX_SIZE:=10M}"
+# Debian's own amd64 config for this kernel (linux-config-6.1): the
+# carried-debian source (kbranch rebase to another series moves it).
+: "${KBRANCH_DEBIAN_CONFIG:=/usr/src/linux-config-6.1/config.amd64_none_amd64.xz}"
+export KBRANCH_WORK KBRANCH_BRANCH KBRANCH_DEBIAN_CONFIG
