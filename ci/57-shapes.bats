@@ -47,6 +47,10 @@ shapes_tap() {
 
 @test "shapes: unlisted, v2's D2 fails patch 3: a minimal form with EXT3_FS and the old ACL option loses ACL and security labels" {
 	local copy shapes
+	# A copy of the tests is another tests version: every point from the
+	# base runs again, 2 to 5 minutes.  The planted loss below shows the
+	# check failing in CI for a minute.
+	[ "${KBRANCH_CI_FULL:-0}" = 1 ] || skip "re-runs every carried-minimal point from the base (KBRANCH_CI_FULL=1 runs it)"
 	copy=$(repo_copy)
 	sed -i '/^config-shape /d' "$copy/bisect-tests/compat-differences"
 	ktree branch -f scratch ext4-rename~1
