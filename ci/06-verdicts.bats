@@ -87,6 +87,10 @@ at_patch() {
 	build_failure_is_ours "$CANNED/build-link-error-vmlinux.log"
 	run build_failure_is_ours "$CANNED/build-link-error-vmlinux-elsewhere.log"
 	[ "$status" -eq 1 ]
+	# As ld really reports it without LTO: against the object.
+	build_failure_is_ours "$CANNED/build-link-error-ext4.log"
+	run build_failure_is_ours "$CANNED/build-link-error-elsewhere.log"
+	[ "$status" -eq 1 ]
 	[ "$(build_link_symbols "$CANNED/build-link-error-vmlinux.log")" = ext4_register_sysfs_compat ]
 }
 
