@@ -84,12 +84,6 @@ checkout_facts() {
 	done < <(report_commits)
 }
 
-# Field $2 of note line $1 (" key=value " pairs).
-note_field() {
-	local note=" $1 "
-	[[ "$note" =~ \ $2=([^ ]+)\  ]] && printf '%s\n' "${BASH_REMATCH[1]}"
-}
-
 # Copy the logs and the config of a note's run into the report, when they
 # are still that run's: the note names its run dir, run id and .config
 # (bisect-tests' RESULT line), and a run dir keeps only the last run, so
@@ -98,7 +92,7 @@ note_field() {
 keep_run_files() {
 	local out=$1 commit=$2 variant=$3 note=$4 run id config rel f logs='' kept=''
 	rel=logs/${commit:0:12}-$variant
-	if ! run=$(note_field "$note" run) || ! id=$(note_field "$note" id) ||
+	if ! run=$(note_get "$note" run) || ! id=$(note_get "$note" id) ||
 		[ "$(cat "$run/run-id" 2>/dev/null)" != "$id" ]; then
 		printf 'logs=\tconfig='
 		return 0
@@ -108,7 +102,7 @@ keep_run_files() {
 		[ ! -f "$run/$f" ] || cp "$run/$f" "$out/$rel/"
 	done
 	logs=$rel
-	if config=$(note_field "$note" config) && [ -f "$config" ]; then
+	if config=$(note_get "$note" config) && [ -f "$config" ]; then
 		kept=$rel.config
 		cp "$config" "$out/$kept"
 	fi
@@ -129,24 +123,10 @@ reproduce_command() {
 	fi
 }
 
-# The newest line of every commit x variant, from one read of all the
-# notes (note_lines) rather than a git process per pair: LATEST[commit variant].
-declare -A LATEST
-load_latest_notes() {
-	local object line
-	while read -r object line; do
-		if [[ " $line " =~ \ variant=([^ ]+)\  ]]; then
-			LATEST[$object ${BASH_REMATCH[1]}]=$line
-		fi
-	done < <(note_lines)
-}
-
 # A stage of the parent commit's latest run of the variant ("" if none).
 parent_stage() {
 	local parent=$1 variant=$2 stage=$3
-	if [[ " ${LATEST[$parent $variant]:-} " =~ \ $stage=([a-z]+)\  ]]; then
-		printf '%s' "${BASH_REMATCH[1]}"
-	fi
+	note_get "${KB_NOTE_LATEST[$parent $variant]:-}" "$stage" | tr -d '\n' || true
 }
 
 # One build per commit x variant: the latest line its notes hold.
@@ -155,7 +135,7 @@ build_facts() {
 	while read -r role commit; do
 		parent=$(kgit rev-parse -q --verify "$commit^" || true)
 		while read -r variant kind _; do
-			note=${LATEST[$commit $variant]:-}
+			note=${KB_NOTE_LATEST[$commit $variant]:-}
 			[ -n "$note" ] || continue
 			fact build "commit=$commit" "variant=$variant" "kind=$kind" "note=$note" \
 				"$(keep_run_files "$out" "$commit" "$variant" "$note")" \
@@ -232,7 +212,7 @@ run() {
 	mkdir -p "$out" || die "cannot create $out"
 	export_patches "$out/patches"
 	VARIANT_TABLE=$(variant_registry)
-	load_latest_notes
+	note_load_latest
 	facts=$(report_facts "$out" "$repo"$'\t'"url=$url")
 	printf '%s\n' "$facts" >"$out/facts.tsv"
 	texts=$(printf '%s\n' "$facts" | "$KB_REPO/branch-scripts/libexec/kcidb-report" 2>"$out/kcidb-report.err") ||

@@ -4,8 +4,9 @@
 cell() {
 	local line=$1 verdict
 	[ -n "$line" ] || { printf '%-16s' '-'; return 0; }
-	verdict=$(sed -E 's/.* verdict=([a-z]+) .*/\1/' <<<"$line")
-	[[ "$line" == *" tests=$(tests_version) tools=$(toolchain) "* ]] || verdict="$verdict*"
+	verdict=$(note_get "$line" verdict)
+	[ "$(note_get "$line" tests)/$(note_get "$line" tools)" = "$(tests_version)/$(toolchain)" ] ||
+		verdict="$verdict*"
 	printf '%-16s' "$verdict"
 }
 

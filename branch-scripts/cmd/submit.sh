@@ -183,7 +183,7 @@ verdict_delta() {
 note_verdict() {
 	local v
 	[ -n "$1" ] || { echo -; return; }
-	v=$(note_latest "$1" "$2" | sed -n 's/.* verdict=\([a-z]*\).*/\1/p')
+	v=$(note_get "$(note_latest "$1" "$2")" verdict || true)
 	printf '%s\n' "${v:--}"
 }
 

@@ -198,6 +198,27 @@ note_reuse() {
 	note_record "$commit" "$variant" good "${chain:+chain=$chain }reused=1"
 }
 
+# The value of field $2 in a note line $1 (its "key=value" words); fails
+# when the line has none.  The one reader of a line's fields.
+note_get() {
+	local line=" $1 "
+	[[ "$line" =~ \ $2=([^ ]+)\  ]] && printf '%s\n' "${BASH_REMATCH[1]}"
+}
+
+# The latest line of every commit and variant, from one read of the
+# notes (note_lines): KB_NOTE_LATEST[<commit> <variant>].
+# shellcheck disable=SC2034 # read by cmd/report.sh
+declare -gA KB_NOTE_LATEST=()
+# shellcheck disable=SC2034 # KB_NOTE_LATEST is read by cmd/report.sh
+note_load_latest() {
+	local object line
+	while read -r object line; do
+		# note_get's match, in this shell: no process per line.
+		[[ " $line " =~ \ variant=([^ ]+)\  ]] || continue
+		KB_NOTE_LATEST[$object ${BASH_REMATCH[1]}]=$line
+	done < <(note_lines)
+}
+
 # The newest recorded verdict of one commit and variant, any tests version.
 note_latest() {
 	local commit=$1 variant=$2
