@@ -47,15 +47,39 @@ field() {
 }
 
 # One TAP test point per commit x variant.
+# One TAP test point per commit x variant, from its verdict.
 tap_point() {
-	local n=$1 commit=$2 variant=$3 result=$4 rc=$5 desc
+	local n=$1 commit=$2 variant=$3 result=$4 verdict=$5 desc
 	desc="$(commit_desc "$commit") [$variant] build=$(field "$result" build)"
 	desc+=" boot=$(field "$result" boot) checks=$(field "$result" checks) $(field "$result" seconds)s"
-	case "$rc" in
-	0) printf 'ok %d - %s\n' "$n" "$desc" ;;
-	125) printf 'not ok %d - %s # untestable (skip verdict)\n' "$n" "$desc" ;;
+	case "$verdict" in
+	good) printf 'ok %d - %s\n' "$n" "$desc" ;;
+	skip | flaky) printf 'not ok %d - %s # untestable (%s verdict)\n' "$n" "$desc" "$verdict" ;;
 	*) printf 'not ok %d - %s\n' "$n" "$desc" ;;
 	esac
+}
+
+# The exit code of a verdict, as bisect-tests/run gives it.
+verdict_code() {
+	case "$1" in
+	good) return 0 ;;
+	skip | flaky) return 125 ;;
+	*) return 1 ;;
+	esac
+}
+
+# One verdict per point gives its note and its TAP line.  A verdict that
+# could not be recorded is not ok: the next run would not know it, and
+# the published notes would lack it.
+point_finish() {
+	local n=$1 commit=$2 variant=$3 verdict=$4 fields=$5 result=$6
+	if ! note_record "$commit" "$variant" "$verdict" "$fields"; then
+		printf 'not ok %d - %s [%s]: its verdict (%s) could not be recorded in %s\n' \
+			"$n" "$(commit_desc "$commit")" "$variant" "$verdict" "$KB_NOTES"
+		return 1
+	fi
+	tap_point "$n" "$commit" "$variant" "$result" "$verdict"
+	verdict_code "$verdict"
 }
 
 parse_verify_args() {
@@ -110,7 +134,7 @@ point_chain() {
 }
 
 verify_point() {
-	local n=$1 commit=$2 variant=$3 is_base=$4 k=$5 is_tip=$6 result rc=0 chain
+	local n=$1 commit=$2 variant=$3 is_base=$4 k=$5 is_tip=$6 result rc=0 chain verdict
 	chain=$(point_chain "$variant" "$commit" "$is_tip")
 	[ "$(variant_kind "$variant")" != kconfig ] || { carried_point "$@" "$chain"; return; }
 	step "[$n] $(commit_desc "$commit") [$variant]"
@@ -122,13 +146,12 @@ verify_point() {
 		rc=1
 		result=${result/verdict=good/verdict=bad}
 	fi
-	note_record "$commit" "$variant" "$(result_verdict "$result" "$rc")" "${chain:+chain=$chain }$(result_fields "$result")"
+	verdict=$(result_verdict "$result" "$rc")
 	if [ "$(variant_kind "$variant")" = carried ]; then
 		carry_oldconfig_advance "$variant" "$(field "$result" config)"
-		[ "$rc" != 0 ] || carry_save "$variant" "$chain" "$k"
+		[ "$verdict" != good ] || carry_save "$variant" "$chain" "$k"
 	fi
-	tap_point "$n" "$commit" "$variant" "$result" "$rc"
-	return "$rc"
+	point_finish "$n" "$commit" "$variant" "$verdict" "${chain:+chain=$chain }$(result_fields "$result")" "$result"
 }
 
 # --- Two points at once -------------------------------------------------------
@@ -252,9 +275,7 @@ reference_point() {
 	result=$(verify_one "$variant" --record-reference) || rc=$?
 	[ "$rc" -ne 128 ] || die "bisect-tests/run could not set up (exit 128); see above"
 	[ "$rc" -lt 128 ] || die "bisect-tests/run was interrupted (exit $rc); no verdict recorded"
-	note_record "$commit" "$variant" "$(result_verdict "$result" "$rc")" "$(result_fields "$result")"
-	tap_point "$n" "$commit" "$variant" "$result" "$rc"
-	return "$rc"
+	point_finish "$n" "$commit" "$variant" "$(result_verdict "$result" "$rc")" "$(result_fields "$result")" "$result"
 }
 
 # At the tip the tester's carried .config equals, in the ext4 family, its
@@ -290,7 +311,10 @@ carried_point() {
 		shapes_step "$variant" "$is_base" || rc=1
 		out+=$(shapes_said)
 	fi
-	note_record "$commit" "$variant" "$(verdict_of "$rc")" "chain=$chain kconfig=$([ "$rc" = 0 ] && echo kept || echo lost)"
+	if ! note_record "$commit" "$variant" "$(verdict_of "$rc")" "chain=$chain kconfig=$([ "$rc" = 0 ] && echo kept || echo lost)"; then
+		printf 'not ok %d - %s: its verdict could not be recorded in %s\n' "$n" "$desc" "$KB_NOTES"
+		return 1
+	fi
 	if [ "$rc" = 0 ]; then
 		carry_save "$variant" "$chain" "$k"
 		printf 'ok %d - %s keeps %s, stepped and jumped from the base%s\n' "$n" "$desc" "$out" \

@@ -1,0 +1,48 @@
+#!/usr/bin/env bats
+# shellcheck disable=SC2154,SC2034,SC2317,SC1091 # $status, $output: set by bats' run; note_record replaced
+# The fast tier: one verdict per kbranch verify point gives both its TAP
+# line and its note, and a verdict that could not be recorded is not ok.
+# cmd/verify.sh's functions, sourced; the note store is replaced by one
+# that records into a file, or fails.
+
+load helpers
+
+setup() {
+	export KBRANCH_WORK=$BATS_TEST_TMPDIR/work
+	# shellcheck source=branch-scripts/lib/common.sh
+	source "$REPO/branch-scripts/lib/common.sh"
+	# shellcheck source=branch-scripts/lib/notes.sh
+	source "$REPO/branch-scripts/lib/notes.sh"
+	# shellcheck source=branch-scripts/cmd/verify.sh
+	source "$REPO/branch-scripts/cmd/verify.sh"
+	COMMIT_DESC[c0ffee]='c0ffee ext4: a commit'
+	RESULT='build=ok boot=ok checks=ok seconds=9 verdict=good'
+	RECORDED=$BATS_TEST_TMPDIR/recorded
+	note_record() { printf '%s\n' "$*" >>"$RECORDED"; }
+}
+
+# verify.sh defines a run() of its own, in place of bats' run: capture by hand.
+finish() {
+	status=0
+	output=$(point_finish "$@") || status=$?
+}
+
+@test "points: a good verdict is ok and recorded good; skip and flaky are not ok, untestable, 125; bad is not ok, 1" {
+	finish 3 c0ffee builtin good 'build=ok' "$RESULT"
+	[ "$status" -eq 0 ]
+	[ "$output" = 'ok 3 - c0ffee ext4: a commit [builtin] build=ok boot=ok checks=ok 9s' ]
+	finish 4 c0ffee builtin flaky 'build=ok' "$RESULT"
+	[ "$status" -eq 125 ]
+	[[ "$output" == 'not ok 4 - '*' # untestable (flaky verdict)' ]]
+	finish 5 c0ffee builtin bad 'build=ok' "$RESULT"
+	[ "$status" -eq 1 ]
+	[[ "$output" == 'not ok 5 - '* ]]
+	[ "$(cut -d' ' -f1-3 "$RECORDED")" = "$(printf '%s\n' 'c0ffee builtin good' 'c0ffee builtin flaky' 'c0ffee builtin bad')" ]
+}
+
+@test "points: a good verdict that could not be recorded is not ok, and says so" {
+	note_record() { return 1; }
+	finish 3 c0ffee builtin good 'build=ok' "$RESULT"
+	[ "$status" -eq 1 ]
+	[ "$output" = "not ok 3 - c0ffee ext4: a commit [builtin]: its verdict (good) could not be recorded in refs/notes/kbranch" ]
+}
