@@ -64,7 +64,7 @@ for e in errors:
 sys.exit(1 if errors else 0)
 EOF
 	commits=$(($(ktree rev-list --count ext4dev-base..ext4-rename) + 1))
-	variants=$("$REPO/bisect-tests/run" --list-variants | wc -l)
+	variants=$("$REPO/bisect-tests/run" --list-variants | grep -vc '^[^ ]* debian ')
 	# Every variant at the base and each commit, and the packaged kernel
 	# in the three variants it is the reference of: all passed.
 	[ "$(python3 -c 'import json, sys

@@ -55,7 +55,7 @@ build_seed() {
 	local variant=$1 bdir other
 	bdir=$(build_dir "$variant")
 	[ ! -e "$bdir" ] || return 0
-	for other in $(variants_of built carried); do
+	for other in $(variants_of "$(variant_field "$variant" kind)") $(variants_of built carried); do
 		[ "$other" != "$variant" ] || continue
 		# Another variant's first build under way (kbranch verify runs two
 		# at once): wait for it rather than build cold beside it, twice

@@ -93,6 +93,7 @@ config_generate_old() {
 config_generate() {
 	local variant=$1 bdir rdir scratch log key
 	[ "$(variant_field "$variant" kind)" != carried ] || { config_generate_old "$variant"; return; }
+	[ "$(variant_field "$variant" kind)" != debian ] || { debian_config_generate "$variant"; return; }
 	bdir=$(build_dir "$variant")
 	rdir=$(run_dir "$variant")
 	scratch=$bdir/bisect-tests.config
@@ -147,6 +148,7 @@ config_check_used() {
 # Every ext4 option the variant's fragment sets must have that value.
 config_check() {
 	local variant=$1 config want have symbol line bad=0
+	[ "$(variant_field "$variant" kind)" != debian ] || { debian_config_check "$variant"; return; }
 	config_check_used "$variant" || bad=1
 	# A carried config is the tester's: only what the commit builds from is checked.
 	[ "$(variant_field "$variant" kind)" != carried ] || return "$bad"

@@ -181,7 +181,7 @@ debian_seed() {
 		tree=$(debian_base_tree "$base") || return 1
 		debian_config_merge "$dir/build-$key" "$tree" "$dir/$key.config.tmp" "${frags[@]}" || return 1
 		mv "$dir/$key.config.tmp" "$dir/$key.config"
-		rm -rf "$dir/build-$key"
+		rm -rf "$dir/build-$key" "$dir/$key.config.tmp.old"
 	fi
 	exec {lock}>&-
 	printf '%s\n' "$dir/$key.config"
@@ -611,10 +611,12 @@ debian_boot_judge() {
 	return "$jr"
 }
 
-# One line for a machine's observation.
+# One line for a machine's observation: without a report, only the root
+# and how the boot ended are known.
 debian_summary() {
 	local obs=$1 key out=()
 	for key in root data modules failed; do
+		[ "$key" = root ] || [ "$(debian_seen "$obs" end)" = report ] || continue
 		out+=("$key=$(debian_seen_key "$obs" "$key")")
 	done
 	out+=("end=$(debian_seen "$obs" end | cut -d: -f1)")
