@@ -252,6 +252,8 @@ canned_attempts() {
 	run --separate-stderr run_variant builtin
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"checks=fail "*"verdict=bad" ]]
+	# The RESULT still names its run, whose id stays in the run dir.
+	[[ "$output" == *" run=$KBRANCH_WORK/runs/builtin id=$(cat "$KBRANCH_WORK/runs/builtin/run-id") "* ]]
 	[[ "$stderr" == *"booting again to confirm"* ]]
 	[ -f "$KBRANCH_WORK/runs/builtin/first-attempt/console.log" ]
 }
