@@ -92,6 +92,17 @@ no_archive() {
 	done <"$(dirname "$dir")/apt/sources.list"
 }
 
+@test "made from a process whose fds 3 to 11 are open (bats, bisect-tests/run), the image is made: apt's pipe is not fd 10 or more" {
+	local work
+	work=$(fresh_work)
+	# dash, which runs apt's "cat >&N", reads N as one digit.
+	KBRANCH_WORK=$work run --separate-stderr bash -c 'exec 3>/dev/null 4>/dev/null 5>/dev/null 6>/dev/null 7>/dev/null \
+		8>/dev/null 9>/dev/null 10>/dev/null 11>/dev/null; exec "$1"' _ "$MAKE_IMAGE"
+	echo "$stderr"
+	[ "$status" -eq 0 ]
+	[ -f "$output/manifest" ]
+}
+
 @test "a second call reuses the cached image: no mmdebstrap, no download, a few seconds" {
 	local dir again log_before start seconds
 	dir=$(image_dir)

@@ -145,6 +145,18 @@ debian_image_ready() {
 
 # --- the build ---------------------------------------------------------
 
+# mmdebstrap hands apt a pipe as "cat >&N", which dash reads as one digit:
+# started from a process whose fds 3 to 9 are taken (bats, bisect-tests'
+# lock and its copy of stderr), N is 10 or more and apt stops with "Bad fd
+# number".  Close every fd but 0, 1 and 2 in the shell that starts it.
+debian_only_std_fds() {
+	local fd
+	for fd in /proc/"$BASHPID"/fd/*; do
+		fd=${fd##*/}
+		[ "$fd" -le 2 ] || eval "exec $fd>&-"
+	done
+}
+
 # Every pinned version, so mmdebstrap installs exactly what was resolved;
 # the custom variant adds nothing of its own.  mmdebstrap fetches its own
 # indexes from the same archives: a version the archive has dropped since
@@ -155,8 +167,11 @@ debian_image_ready() {
 debian_mmdebstrap() {
 	local root=$1 resolved=$2 include
 	include=$(awk '{ printf "%s%s=%s", (NR > 1 ? "," : ""), $1, $2 }' <<<"$resolved")
-	setsid mmdebstrap --mode=root --variant=custom --format=directory --include="$include" \
-		"$DEBIAN_SUITE" "$root" "$DEBIAN_APT/sources.list" &
+	(
+		debian_only_std_fds
+		exec setsid mmdebstrap --mode=root --variant=custom --format=directory --include="$include" \
+			"$DEBIAN_SUITE" "$root" "$DEBIAN_APT/sources.list"
+	) &
 	DEBIAN_CHILD=$!
 	local status=0
 	wait "$DEBIAN_CHILD" || status=$?
