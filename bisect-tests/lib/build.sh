@@ -186,17 +186,17 @@ build_link_symbols() {
 	} | sort -u
 }
 
-# A link error is the series' when a symbol it names is defined or used in
-# a file the series changes, wherever the linker reports it (vmlinux.o, for
-# IBT, LTO and modpost).
+# A link error is the series' when a symbol it names ($1, build_link_symbols)
+# is defined or used in a file the series changes, wherever the linker
+# reports it (vmlinux.o, for IBT, LTO and modpost).
 build_link_is_series() {
-	local log=$1 series=$2 sym files=()
+	local symbols=$1 series=$2 sym files=()
 	mapfile -t files < <(grep -E '\.[chS]$' <<<"$series" || true)
 	[ "${#files[@]}" -gt 0 ] || return 1
 	while IFS= read -r sym; do
 		[ -n "$sym" ] || continue
 		git grep -qw -e "$sym" -- "${files[@]}" && return 0
-	done < <(build_link_symbols "$log")
+	done <<<"$symbols"
 	return 1
 }
 
@@ -206,7 +206,7 @@ build_link_is_series() {
 # on the symbols it names.  A failure that names no file, or any failure
 # with no series commit in the range, is bad: nothing places it outside.
 build_failure_is_ours() {
-	local log=$1 path series dirs located=0
+	local log=$1 path series dirs symbols located=0
 	series=$(build_series_files)
 	[ -n "$series" ] || return 0
 	dirs=$(build_series_dirs "$series")
@@ -215,6 +215,7 @@ build_failure_is_ours() {
 		located=1
 		! build_path_is_series "$path" "$series" "$dirs" || return 0
 	done < <(build_error_paths "$log")
-	! build_link_is_series "$log" "$series" || return 0
-	[ "$located" = 0 ] && [ -z "$(build_link_symbols "$log")" ]
+	symbols=$(build_link_symbols "$log")
+	! build_link_is_series "$symbols" "$series" || return 0
+	[ "$located" = 0 ] && [ -z "$symbols" ]
 }

@@ -42,8 +42,10 @@ verify_learn_commits() {
 	done < <(kgit log --no-walk=unsorted --format='%H %h %s' "$@")
 }
 
+# A RESULT line's field: the same "key=value" words as a note line, read
+# by notes.sh's one reader; empty when the line has none.
 field() {
-	printf '%s\n' "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"
+	note_get "$1" "$2" || true
 }
 
 # One TAP test point per commit x variant.
