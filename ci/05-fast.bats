@@ -387,6 +387,38 @@ exit_code_items() {
 	[ "$status" -ne 0 ]
 }
 
+@test "compiler: one choice for every build (bisect-tests, kbranch check and preflight, the gate's cross builds)" {
+	local fake=$BATS_TEST_TMPDIR/bin
+	mkdir -p "$fake"
+	printf '#!/bin/sh\n' >"$fake/ccache"
+	chmod +x "$fake/ccache"
+	# shellcheck source=bisect-tests/lib/compiler.sh
+	source "$BT/lib/compiler.sh"
+	# With ccache: gcc behind it, in depend mode; the environment's
+	# CC and HOSTCC win, CC only for this machine's own architecture.
+	unset CC HOSTCC CCACHE_DEPEND
+	PATH=$fake:$PATH compiler_choose ""
+	[ "$CHOSEN_CC" = "ccache gcc" ]
+	[ "$CHOSEN_HOSTCC" = gcc ]
+	[ "$CCACHE_DEPEND" = 1 ]
+	PATH=$fake:$PATH compiler_choose aarch64-linux-gnu-
+	[ "$CHOSEN_CC" = "ccache aarch64-linux-gnu-gcc" ]
+	CC=clang HOSTCC=cc PATH=$fake:$PATH compiler_choose ""
+	[ "$CHOSEN_CC" = clang ]
+	[ "$CHOSEN_HOSTCC" = cc ]
+	CC=clang PATH=$fake:$PATH compiler_choose aarch64-linux-gnu-
+	[ "$CHOSEN_CC" = "ccache aarch64-linux-gnu-gcc" ]
+	# Without ccache: gcc alone, and no depend mode set.
+	unset CCACHE_DEPEND
+	PATH=/usr/bin/not-there compiler_choose ""
+	[ "$CHOSEN_CC" = gcc ]
+	[ -z "${CCACHE_DEPEND:-}" ]
+	# No other file makes the choice: none names ccache before a compiler.
+	run grep -rnE '"ccache |CC=(gcc|\$\{?CC)' "$REPO/bisect-tests/lib" "$REPO/bisect-tests/run" "$REPO/branch-scripts"
+	echo "$output"
+	[ -z "$(grep -v '/compiler.sh:' <<<"$output")" ]
+}
+
 @test "gate: a warning is known by file, message and line text, not line number; only the series' dirs' rebuilt targets count" {
 	# shellcheck source=branch-scripts/lib/gate.sh
 	source "$REPO/branch-scripts/lib/gate.sh"

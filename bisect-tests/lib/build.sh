@@ -11,27 +11,13 @@ kmake() {
 		-j"$(nproc)" "$@"
 }
 
-# ccache's depend mode: a miss runs the compiler alone, where the default
-# runs the preprocessor first to hash its output; kbuild's -MMD gives ccache
-# the headers to key on.  Measured here (fs/ext4, cold cache, -j2): 26 s in
-# depend mode, 32 to 42 s in the default, 24 to 38 s without ccache (the
-# machine's speed varied that much between runs); hits alike.
-# A CCACHE_DEPEND in the environment wins; a depend_mode in ccache.conf
-# does not (ccache ranks the environment above its config files).
-ccache_depend_mode() {
-	export CCACHE_DEPEND=${CCACHE_DEPEND:-1}
-}
+# shellcheck source=bisect-tests/lib/compiler.sh
+source "${BASH_SOURCE[0]%/*}/compiler.sh"
 
 build_compilers() {
-	BT_HOSTCC=${HOSTCC:-gcc}
-	if [ -n "${CC:-}" ]; then
-		BT_CC=$CC
-	elif command -v ccache >/dev/null; then
-		BT_CC="ccache gcc"
-		ccache_depend_mode
-	else
-		BT_CC=gcc
-	fi
+	compiler_choose ""
+	BT_CC=$CHOSEN_CC
+	BT_HOSTCC=$CHOSEN_HOSTCC
 }
 
 # One lock per variant, held on fd 8 while the run works on it: runs of

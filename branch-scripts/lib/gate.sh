@@ -57,7 +57,7 @@ gate_dir() {
 }
 
 gate_make() {
-	local kind=$1 dir arch cross cc
+	local kind=$1 dir arch cross
 	shift
 	dir=$(gate_dir "$kind")
 	if [ "$dir" = "$(kbuild_dir)" ]; then
@@ -66,18 +66,11 @@ gate_make() {
 	fi
 	arch=$(gate_field "$kind" arch)
 	cross=$(gate_field "$kind" cross)
-	cc=${cross}gcc
-	command -v "$cc" >/dev/null || { echo "kbranch: compiler $cc not found (Debian package: gcc-${cross%-})"; return 2; }
-	# The environment's CC is for this machine's own architecture.
-	if [ -z "$cross" ] && [ -n "${CC:-}" ]; then
-		cc=$CC
-	elif command -v ccache >/dev/null; then
-		cc="ccache $cc"
-		ccache_depend_mode
-	fi
+	command -v "${cross}gcc" >/dev/null || { echo "kbranch: compiler ${cross}gcc not found (Debian package: gcc-${cross%-})"; return 2; }
+	compiler_choose "$cross"
 	mkdir -p "$dir"
 	flock "$dir.lock" make -C "$KTREE" O="$dir" ARCH="$arch" ${cross:+CROSS_COMPILE="$cross"} \
-		CC="$cc" HOSTCC="${HOSTCC:-gcc}" -j"$(nproc)" "$@"
+		CC="$CHOSEN_CC" HOSTCC="$CHOSEN_HOSTCC" -j"$(nproc)" "$@"
 }
 
 # Configure the checked-out commit for a kind.  A judgement moves between

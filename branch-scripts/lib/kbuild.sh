@@ -4,6 +4,10 @@
 # (fragments, merge_config.sh, declared expectations) so that a commit is
 # configured the same way whoever builds it.
 
+# The compiler choice is bisect-tests' too: one owner.
+# shellcheck source=bisect-tests/lib/compiler.sh
+source "$KB_REPO/bisect-tests/lib/compiler.sh"
+
 # Configure the checked-out commit of $KTREE like variant $1 of
 # bisect-tests, in work dir $2 (build dir $2/build/$1): bisect-tests/run's
 # own config pipeline, through its interface.
@@ -27,20 +31,12 @@ kbuild_dir() {
 	printf '%s/build/builtin\n' "$KBRANCH_WORK"
 }
 
-# ccache's depend mode, as bisect-tests uses it (bisect-tests/lib/build.sh
-# says why): a miss costs the compile alone.  A CCACHE_DEPEND in the
-# environment wins (and outranks a depend_mode in ccache.conf).
-ccache_depend_mode() {
-	export CCACHE_DEPEND=${CCACHE_DEPEND:-1}
-}
-
-# make in that build dir, under bisect-tests' lock for it; CC honours the
-# environment like bisect-tests.
+# make in that build dir, under bisect-tests' lock for it, with the
+# compiler bisect-tests would choose.
 kbuild_make() {
-	local cc=${CC:-gcc}
-	[ -n "${CC:-}" ] || ! command -v ccache >/dev/null || { cc="ccache gcc"; ccache_depend_mode; }
+	compiler_choose ""
 	flock "$KBRANCH_WORK/build/builtin.lock" \
-		make -C "$KTREE" O="$(kbuild_dir)" ARCH=x86_64 CC="$cc" HOSTCC="${HOSTCC:-gcc}" -j"$(nproc)" "$@"
+		make -C "$KTREE" O="$(kbuild_dir)" ARCH=x86_64 CC="$CHOSEN_CC" HOSTCC="$CHOSEN_HOSTCC" -j"$(nproc)" "$@"
 }
 
 # One declared expectation of the checked-out commit: declared kconfig.
