@@ -131,7 +131,7 @@ canned_observation() {
 	run observe_main_log "$cut"
 	[ "$output" = "bisect-tests: no complete copy of the kernel log from the guest in $cut
 $BT_OBSERVE_INCOMPLETE" ]
-	run ! observe_allowed builtin 4 "+ $BT_OBSERVE_INCOMPLETE"
+	run ! compat_listed packaged builtin 4 "+ $BT_OBSERVE_INCOMPLETE"
 }
 
 @test "the guest's copy of the kernel log, printed on the host, reads back whole and without levels" {
@@ -254,17 +254,15 @@ every_kind_of_line() {
 	[ "$output" = "bisect-tests: images: the guest's hostile kind zeroed_super has no images_damage_zeroed_super in lib/images.sh" ]
 }
 
-# Prints each malformed line of compat-differences $1, with why.
+# Prints each malformed line of compat-differences $1, with why, as its
+# one reader (bisect-tests/lib/compat.sh) splits it.
 compat_differences_malformed() {
-	local c variants steps line n=0 v kinds names
+	local c variants steps line n v kinds names
 	declare -A kind=()
 	while read -r v kinds; do
 		kind[$v]=${kinds%% *}
 	done < <("$BT/run" --list-variants)
-	while IFS='|' read -r c variants steps line _; do
-		n=$((n + 1))
-		c=${c%% } variants=${variants// /} steps=${steps// /}
-		[[ -z "$c" || "$c" == \#* ]] && continue
+	while IFS='|' read -r n c variants steps line; do
 		[ -n "$line" ] || { echo "$n: fewer than five fields"; continue; }
 		[[ "$steps" =~ ^[0-4](,[0-4])*$ ]] || echo "$n: steps '$steps' are not a list of 0..4"
 		case $c in
@@ -281,7 +279,33 @@ compat_differences_malformed() {
 			[ -n "$variants" ] && [ "$variants" != - ] || echo "$n: a $c line names no variant" ;;
 		*) echo "$n: unknown check '$c'" ;;
 		esac
-	done <"$1"
+	done < <(compat_entries "$1")
+}
+
+@test "compat-differences has one reader: entries split once, a line listed only for the variants and steps it names" {
+	printf '%s\n' '# packaged | builtin | 4 | + commented out | why' '' \
+		'packaged | builtin, module | 2,4 | + fs: ext4  | why' \
+		'config-packaged | - | 4 | tip: + CONFIG_X=y | why' >"$BATS_TEST_TMPDIR/compat"
+	run compat_entries "$BATS_TEST_TMPDIR/compat"
+	[ "$output" = "3|packaged|builtin,module|2,4|+ fs: ext4 
+4|config-packaged|-|4|tip: + CONFIG_X=y" ]
+	mapfile -t COMPAT_ENTRIES < <(compat_entries "$BATS_TEST_TMPDIR/compat")
+	compat_listed packaged module 4 "+ fs: ext4 "
+	compat_listed config-packaged - 4 "tip: + CONFIG_X=y"
+	run ! compat_listed packaged minimal 4 "+ fs: ext4 "
+	run ! compat_listed packaged module 3 "+ fs: ext4 "
+	run ! compat_listed config-gained module 4 "+ fs: ext4 "
+	run ! compat_listed packaged module 4 "+ fs: ext4"
+	run ! compat_listed packaged builtin 4 "+ commented out"
+	# The repository's own file, read by default.
+	unset COMPAT_ENTRIES
+	compat_listed config-gained carried-minimal 0 CONFIG_EXT4DEV_FS=y
+	run ! compat_listed config-gained carried-minimal 2 CONFIG_EXT4DEV_FS=y
+	# No other code names the file's path.
+	run grep -rnE '/compat-differences' "$BT/run" "$BT/lib" "$REPO/branch-scripts"
+	run grep -vE '^[^:]*:[0-9]+:[[:space:]]*#|/compat\.sh:' <<<"$output"
+	echo "$output"
+	[ -z "$output" ]
 }
 
 @test "compat-differences: every line names its check, the variants that may show it, and its steps" {

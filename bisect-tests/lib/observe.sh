@@ -11,6 +11,10 @@
 #   root-<kind>: the type a probed root of that kind mounted with
 # One line each, sorted, so that two runs compare with diff.
 
+# What compat-differences allows: its one reader.
+# shellcheck source=bisect-tests/lib/compat.sh
+source "${BASH_SOURCE[0]%/*}/compat.sh"
+
 BT_OBSERVE_LOG='EXT4-fs|JBD2|jbd2|VFS:|No filesystem could mount root'
 BT_OBSERVE_INCOMPLETE="log: the guest's copy of the kernel log is missing or cut short"
 
@@ -98,22 +102,6 @@ observe_comparable() {
 	fi
 }
 
-# Is "packaged | <variants> | <steps> | <line>" listed in compat-differences
-# with this variant among its variants and this step among its steps?
-# Every line names its variants: none is allowed for a variant that cannot
-# show it.
-observe_allowed() {
-	local variant=$1 step=$2 line=$3 c variants steps l
-	while IFS='|' read -r c variants steps l _; do
-		c=${c%% } l=${l# } l=${l% }
-		[[ "$c" == \#* || "$c" != packaged ]] && continue
-		[ "$l" = "$line" ] || continue
-		[[ ",${variants// /}," == *",$variant,"* ]] || continue
-		[[ ",${steps// /}," == *",$step,"* ]] && return 0
-	done <"$BT_DIR/compat-differences"
-	return 1
-}
-
 # Compare this run's observation with the packaged reference.  Prints each
 # difference that compat-differences does not allow for this variant at
 # this step ("+" only here, "-" only on the packaged kernel); returns 1 if
@@ -130,7 +118,7 @@ observe_compare() {
 		'> '*) line="+ ${line:2}" ;;
 		*) continue ;;
 		esac
-		observe_allowed "$v" "$(expect step)" "$line" && continue
+		compat_listed packaged "$v" "$(expect step)" "$line" && continue
 		say "$v: differs from packaged/$version: $line"
 		bad=1
 	done < <(diff <(observe_comparable "$ref" "$v") "$(run_dir "$v")/observed.txt" || true)

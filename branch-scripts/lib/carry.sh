@@ -5,6 +5,10 @@
 # uses= in bisect-tests/expectations).  Kconfig runs through lib/kconfig.sh,
 # which the caller sources too.
 
+# What compat-differences allows: bisect-tests' one reader of it.
+# shellcheck source=bisect-tests/lib/compat.sh
+source "$KB_REPO/bisect-tests/lib/compat.sh"
+
 CARRY_DIR_NAME=carry
 
 carry_dir() {
@@ -172,24 +176,6 @@ carry_fresh() {
 	esac
 }
 
-# Is "<check> | <variants> | <k> | <line>" listed in the reviewed
-# differences, for variant $4 ("-": a config-packaged or defconfig line,
-# whose label names its config)?  No line is allowed for a variant it does
-# not name.
-carry_allowed() {
-	local check=$1 k=$2 line=$3 variant=$4 c variants commits l
-	while IFS='|' read -r c variants commits l _; do
-		c=${c%% } l=${l# } l=${l% }
-		[[ "$c" == \#* || -z "$c" ]] && continue
-		if [ "$c" != "$check" ] || [ "$l" != "$line" ]; then
-			continue
-		fi
-		[[ ",${variants// /}," == *",$variant,"* ]] || continue
-		[[ ",${commits// /}," == *",$k,"* ]] && return 0
-	done <"$KB_REPO/bisect-tests/compat-differences"
-	return 1
-}
-
 # At every commit: record the fresh config.  At the tip: carry each earlier
 # one here and compare.  Prints each unlisted difference; returns 1 if any.
 carry_fresh_step() {
@@ -219,7 +205,7 @@ carry_fresh_step() {
 		while IFS= read -r line; do
 			[[ "$line" == '< CONFIG_'* ]] || continue
 			line=${line:2}
-			carry_allowed config-gained "$from" "$line" "$variant" && continue
+			compat_listed config-gained "$variant" "$from" "$line" && continue
 			echo "made fresh at commit $from and carried to the tip, it gains '$line', which the same config made at the tip lacks (not in compat-differences)"
 			bad=1
 		done < <(diff <(carry_family "$f/.config") <(carry_family "$dir/$k/.config") || true)
@@ -360,7 +346,7 @@ family_differences() {
 		'> '*) line="$label: - ${line:2}" ;;
 		*) continue ;;
 		esac
-		carry_allowed "$check" "$k" "$line" - || printf '%s\n' "$line"
+		compat_listed "$check" - "$k" "$line" || printf '%s\n' "$line"
 	done < <(diff <(carry_family "$ours") <(carry_family "$ref") || true)
 }
 

@@ -399,7 +399,7 @@ shapes_judge() {
 	shapes_differences >"$dir/differences" || return 2
 	: >"$dir/findings"
 	while IFS=$'\t' read -r line count seeds; do
-		if carry_allowed config-shape "$step" "$line" "$SHAPES_VARIANT"; then
+		if compat_listed config-shape "$SHAPES_VARIANT" "$step" "$line"; then
 			listed=$((listed + 1))
 			continue
 		fi
