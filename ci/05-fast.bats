@@ -518,6 +518,47 @@ exit_code_items() {
 	! note_passed "$two" carried-minimal aaaa || false
 }
 
+@test "notes: one reader of a line's fields, and one pass over the notes gives the verdicts and the latest line" {
+	KBRANCH_WORK=$BATS_TEST_TMPDIR
+	# shellcheck source=branch-scripts/lib/common.sh
+	source "$REPO/branch-scripts/lib/common.sh"
+	KTREE=$BATS_TEST_TMPDIR/notes-tree
+	KB_TESTS_VERSION=abc123
+	KB_TOOLCHAIN=gcc-1,qemu-2,busybox-3
+	# shellcheck source=branch-scripts/lib/notes.sh
+	source "$REPO/branch-scripts/lib/notes.sh"
+	# A line's fields: the first of a key with a value wins; the first word
+	# is a field too when it is one (a RESULT line's fields alone).
+	note_parse 'kbranch-verify tree=t variant=builtin empty= verdict=good seconds=9 verdict=bad a=b=c'
+	[ "$NOTE_TAG" = kbranch-verify ]
+	[ "${NOTE_FIELDS[verdict]}" = good ]
+	[ "${NOTE_FIELDS[a]}" = b=c ]
+	[ -z "${NOTE_FIELDS[empty]+set}" ]
+	[ "$(note_get 'build=ok boot=ok' build)" = ok ]
+	run note_get 'kbranch-verify variant=builtin' seconds
+	[ "$status" -eq 1 ]
+	git init -q "$KTREE"
+	kgit commit -q --allow-empty -m one
+	local one
+	one=$(kgit rev-parse HEAD)
+	note_record "$one" builtin bad 'build=ok boot=fail checks=skip'
+	note_record "$one" builtin good 'build=ok boot=ok checks=ok run=/r id=2'
+	note_record "$one" module good 'build=ok boot=ok checks=ok'
+	[ "$(note_get "$(note_latest "$one" builtin)" id)" = 2 ]
+	run note_latest "$one" minimal
+	[ "$status" -eq 1 ]
+	note_index
+	[ "$(note_get "${KB_NOTE_LATEST[$one builtin]}" id)" = 2 ]
+	[ "${KB_NOTE_LATEST[$one builtin]}" = "$(note_latest "$one" builtin)" ]
+	note_index_key "$one" builtin
+	[ "${KB_NOTE_VERDICTS[$NOTE_IKEY]}" = " bad  good " ]
+	# No other place in kbranch splits a note line: no positional read of
+	# its words, no match of a "key=" in it, no grep for a variant.
+	run grep -rnE 'read -r [a-z]+ tag |=~ .*[a-z]=\(|grep .*variant=' "$REPO/branch-scripts"
+	echo "$output"
+	[ -z "$output" ]
+}
+
 @test "verify with a variant registry it cannot read is one line, before any tree is touched" {
 	local copy
 	copy=$(repo_copy)

@@ -212,7 +212,7 @@ run() {
 	mkdir -p "$out" || die "cannot create $out"
 	export_patches "$out/patches"
 	VARIANT_TABLE=$(variant_registry)
-	note_load_latest
+	note_index
 	facts=$(report_facts "$out" "$repo"$'\t'"url=$url")
 	printf '%s\n' "$facts" >"$out/facts.tsv"
 	texts=$(printf '%s\n' "$facts" | "$KB_REPO/branch-scripts/libexec/kcidb-report" 2>"$out/kcidb-report.err") ||

@@ -153,32 +153,47 @@ note_forget() {
 	unset KB_NOTE_LINES KB_NOTE_INDEXED
 }
 
-# The notes' lines as two lookups, made once per read of the notes (in
-# this shell: call it before any subshell asks): the verdicts recorded
-# under each key (tree, variant, tests, tools, chain), and the commits that
-# carry a line of a key and verdict.  A warm re-run asks both at every
-# point; lookups cost no process.
+# The latest line of every commit and variant: filled by note_index.
+# shellcheck disable=SC2034 # read by cmd/report.sh
+declare -gA KB_NOTE_LATEST=()
+
+# The notes' lines as three lookups, made in one pass per read of the notes
+# (in this shell: call it before any subshell asks): the verdicts recorded
+# under each key (tree, variant, tests, tools, chain), the commits that
+# carry a line of a key and verdict, and the latest line of every commit
+# and variant (KB_NOTE_LATEST[<commit> <variant>], read by cmd/report.sh).
+# A warm re-run asks at every point; lookups cost no process.
+# shellcheck disable=SC2034 # KB_NOTE_LATEST is read by cmd/report.sh
 note_index() {
 	[ -z "${KB_NOTE_INDEXED:-}" ] || return 0
-	declare -gA KB_NOTE_VERDICTS=() KB_NOTE_ON=()
-	local object tag tree variant tests tools verdict chain rest key
-	while read -r object tag tree variant tests tools verdict chain rest; do
-		[ "$tag" = kbranch-verify ] || continue
-		[[ "$chain" == chain=* ]] || chain=
-		key="$tree $variant $tests $tools $chain"
-		KB_NOTE_VERDICTS[$key]+=" ${verdict#verdict=} "
-		KB_NOTE_ON[$object $key ${verdict#verdict=}]=1
+	declare -gA KB_NOTE_VERDICTS=() KB_NOTE_ON=() KB_NOTE_LATEST=()
+	local object line verdict
+	while read -r object line; do
+		note_parse "$line"
+		[ -z "${NOTE_FIELDS[variant]:-}" ] || KB_NOTE_LATEST[$object ${NOTE_FIELDS[variant]}]=$line
+		[ "$NOTE_TAG" = kbranch-verify ] || continue
+		note_ikey "${NOTE_FIELDS[tree]:-}" "${NOTE_FIELDS[variant]:-}" "${NOTE_FIELDS[tests]:-}" \
+			"${NOTE_FIELDS[tools]:-}" "${NOTE_FIELDS[chain]:-}"
+		verdict=${NOTE_FIELDS[verdict]:-}
+		KB_NOTE_VERDICTS[$NOTE_IKEY]+=" $verdict "
+		KB_NOTE_ON[$object $NOTE_IKEY $verdict]=1
 	done < <(note_lines)
 	KB_NOTE_INDEXED=1
 }
 
-# The index's key of commit $1, variant $2, chain $3 (may be empty), in
-# NOTE_IKEY: set, not printed, so that no subshell is made for it.
+# The index's key of tree $1, variant $2, tests $3, tools $4, chain $5
+# (may be empty), in NOTE_IKEY: set, not printed, so that no subshell is
+# made for it.
+note_ikey() {
+	NOTE_IKEY="tree=$1 variant=$2 tests=$3 tools=$4 ${5:+chain=$5}"
+}
+
+# The index's key of commit $1, variant $2, chain $3 (may be empty).
 note_index_key() {
 	local tree=${KB_TREE_OF[$1]:-$(kgit rev-parse "$1^{tree}")}
 	tests_version >/dev/null
 	toolchain >/dev/null
-	NOTE_IKEY="tree=$tree variant=$2 tests=$KB_TESTS_VERSION tools=$KB_TOOLCHAIN ${3:+chain=$3}"
+	note_ikey "$tree" "$2" "$KB_TESTS_VERSION" "$KB_TOOLCHAIN" "${3:-}"
 }
 
 # Has this tree already passed this variant with these tests and tools
@@ -203,30 +218,38 @@ note_reuse() {
 	note_record "$commit" "$variant" good "${chain:+chain=$chain }reused=1"
 }
 
-# The value of field $2 in a note line $1 (its "key=value" words); fails
-# when the line has none.  The one reader of a line's fields.
+# The one reader of a note line (and of a RESULT line, its source): its
+# first word in NOTE_TAG, each "key=value" word in NOTE_FIELDS, the first
+# of a key with a value winning.  Set, not printed: no process per line.
+declare -gA NOTE_FIELDS=()
+note_parse() {
+	local rest="$1 " word
+	NOTE_TAG=${1%% *}
+	NOTE_FIELDS=()
+	while [ -n "$rest" ]; do
+		word=${rest%% *}
+		rest=${rest#* }
+		[[ "$word" == ?*=?* ]] || continue
+		[ -n "${NOTE_FIELDS[${word%%=*}]+set}" ] || NOTE_FIELDS[${word%%=*}]=${word#*=}
+	done
+}
+
+# The value of field $2 in a note line $1; fails when the line has none.
 note_get() {
-	local line=" $1 "
-	[[ "$line" =~ \ $2=([^ ]+)\  ]] && printf '%s\n' "${BASH_REMATCH[1]}"
+	note_parse "$1"
+	[ -n "${NOTE_FIELDS[$2]:-}" ] || return 1
+	printf '%s\n' "${NOTE_FIELDS[$2]}"
 }
 
-# The latest line of every commit and variant, from one read of the
-# notes (note_lines): KB_NOTE_LATEST[<commit> <variant>].
-# shellcheck disable=SC2034 # read by cmd/report.sh
-declare -gA KB_NOTE_LATEST=()
-# shellcheck disable=SC2034 # KB_NOTE_LATEST is read by cmd/report.sh
-note_load_latest() {
-	local object line
-	while read -r object line; do
-		# note_get's match, in this shell: no process per line.
-		[[ " $line " =~ \ variant=([^ ]+)\  ]] || continue
-		KB_NOTE_LATEST[$object ${BASH_REMATCH[1]}]=$line
-	done < <(note_lines)
-}
-
-# The newest recorded verdict of one commit and variant, any tests version.
+# The newest line of one commit and variant, any tests version, read from
+# that commit's note alone (no whole index for one question); fails when
+# there is none.
 note_latest() {
-	local commit=$1 variant=$2
-	kgit notes --ref="$KB_NOTES" show "$commit" 2>/dev/null |
-		grep " variant=$variant " | tail -n 1
+	local commit=$1 variant=$2 line latest=
+	while IFS= read -r line; do
+		note_parse "$line"
+		[ "${NOTE_FIELDS[variant]:-}" != "$variant" ] || latest=$line
+	done < <(kgit notes --ref="$KB_NOTES" show "$commit" 2>/dev/null)
+	[ -n "$latest" ] || return 1
+	printf '%s\n' "$latest"
 }
