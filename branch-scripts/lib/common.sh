@@ -45,6 +45,18 @@ base_version() {
 	kgit tag --merged "$KB_BASE_TAG" -l 'packaged/*' | sed 's|^packaged/||' | head -n 1
 }
 
+# Record the base's packaged version as verified in base/linux-source.version
+# (kbranch verify, after a full pass), in Debian's spelling.
+base_version_record() {
+	local installed file=$KB_REPO/base/linux-source.version
+	installed=$(base_version)
+	installed=${installed//_/\~}
+	if [ -n "$installed" ] && [ "$(cat "$file")" != "$installed" ]; then
+		printf '%s\n' "$installed" >"$file"
+		step "recorded linux-source $installed as verified in base/linux-source.version"
+	fi
+}
+
 # A scratch worktree of the kernel tree gone, whatever state a killed run
 # left it in (git locks a worktree while it is being made).
 drop_worktree() {

@@ -5,7 +5,7 @@
 # with the same tree and becomes stale when the tests or the tools change.
 # A carried config's result depends on every commit it was carried
 # through: those lines also carry chain=, a hash of the trees from the base
-# to the commit (carry_chain_key in lib/carry.sh).
+# to the commit (carry_chain_key in lib/carry-state.sh).
 
 KB_NOTES=refs/notes/kbranch
 

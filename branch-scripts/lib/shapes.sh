@@ -24,7 +24,7 @@
 # one, the one the commit builds from (uses=), so a sticky old option
 # counts through what it selects.  A difference is bad unless
 # compat-differences lists it as config-shape for that variant, whose point
-# (kbranch verify's carried_point) runs this check.  Every config goes
+# (kbranch verify's carry_point) runs this check.  Every config goes
 # through kconfig-batch (lib/kconfig.sh: one conf, one Kconfig parse per
 # batch), one batch per core.
 
@@ -135,7 +135,7 @@ shapes_lines() {
 
 # --- At the base: the shapes, and what the packaged tree makes of them ------
 
-# The pin (the variant's base config, which carried_step made beside the
+# The pin (the variant's base config, which carry_step made beside the
 # shapes, less the ext4 family), each seed's random config, its minimal
 # form, its fragment, and the fragment merged onto the pin.
 shapes_make_base() {

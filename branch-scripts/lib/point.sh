@@ -1,0 +1,170 @@
+# shellcheck shell=bash
+# One point of kbranch verify, one commit x one variant: bisect-tests/run
+# (exec), its RESULT line (parse), one verdict that gives both the TAP line
+# and the note; a point that passed before with these tests is reused.
+
+# Run bisect-tests/run for one commit and variant; print its RESULT fields
+# and return its exit code.  Its progress goes to the terminal (stderr).
+verify_one() {
+	local variant=$1 mode=$2 out rc=0
+	out=$(cd "$KTREE" && KBRANCH_OLDCONFIG=$(carry_oldconfig_file "$variant") \
+		"$KB_REPO/bisect-tests/run" --variant "$variant" "$mode") || rc=$?
+	printf '%s\n' "$out" | sed -n 's/^RESULT //p' | tail -n 1
+	return "$rc"
+}
+
+# "<abbrev> <subject>" of each commit of the run, from one git process
+# (verify_learn_commits): a warm re-run prints one per point.
+declare -gA COMMIT_DESC=()
+commit_desc() {
+	if [ -n "${COMMIT_DESC[$1]:-}" ]; then
+		printf '%s\n' "${COMMIT_DESC[$1]}"
+	else
+		kgit log -1 --format='%h %s' "$1"
+	fi
+}
+
+# The commits' trees (for the notes' keys) and descriptions, each asked
+# for at every point: learnt once, in this shell, before any point.
+verify_learn_commits() {
+	local commit desc
+	note_learn_trees "$@"
+	while read -r commit desc; do
+		COMMIT_DESC[$commit]=$desc
+	done < <(kgit log --no-walk=unsorted --format='%H %h %s' "$@")
+}
+
+# A RESULT line's field: the same "key=value" words as a note line, read
+# by notes.sh's one reader; empty when the line has none.
+field() {
+	note_get "$1" "$2" || true
+}
+
+# One TAP test point per commit x variant, from its verdict.
+tap_point() {
+	local n=$1 commit=$2 variant=$3 result=$4 verdict=$5 desc
+	desc="$(commit_desc "$commit") [$variant] build=$(field "$result" build)"
+	desc+=" boot=$(field "$result" boot) checks=$(field "$result" checks) $(field "$result" seconds)s"
+	case "$verdict" in
+	good) printf 'ok %d - %s\n' "$n" "$desc" ;;
+	skip | flaky) printf 'not ok %d - %s # untestable (%s verdict)\n' "$n" "$desc" "$verdict" ;;
+	*) printf 'not ok %d - %s\n' "$n" "$desc" ;;
+	esac
+}
+
+# The exit code of a verdict, as bisect-tests/run gives it.
+verdict_code() {
+	case "$1" in
+	good) return 0 ;;
+	skip | flaky) return 125 ;;
+	*) return 1 ;;
+	esac
+}
+
+# One verdict per point gives its note and its TAP line.  A verdict that
+# could not be recorded is not ok: the next run would not know it, and
+# the published notes would lack it.
+point_finish() {
+	local n=$1 commit=$2 variant=$3 verdict=$4 fields=$5 result=$6
+	if ! note_record "$commit" "$variant" "$verdict" "$fields"; then
+		printf 'not ok %d - %s [%s]: its verdict (%s) could not be recorded in %s\n' \
+			"$n" "$(commit_desc "$commit")" "$variant" "$verdict" "$KB_NOTES"
+		return 1
+	fi
+	tap_point "$n" "$commit" "$variant" "$result" "$verdict"
+	verdict_code "$verdict"
+}
+
+# The tree is checked out only for a point that runs: a checkout of this
+# tree costs a third of a second, most of a skipped point's time.
+at_commit() {
+	[ "$(kgit rev-parse HEAD)" = "$1" ] || kgit checkout -q --detach "$1"
+}
+
+# A point that already passed with these tests and tools is not run
+# again.  A carried config (oldconfig, carried-*) passed only along the same
+# chain of trees, and its state after the commit is put back for the next.
+verify_point_reused() {
+	local n=$1 commit=$2 variant=$3 is_tip=$4 k=$5 chain
+	chain=$(point_chain "$variant" "$commit" "$is_tip")
+	[ "$RERUN" = 0 ] && note_passed "$commit" "$variant" "$chain" &&
+		{ [ -z "$chain" ] || carry_restore "$variant" "$chain" "$k"; } || return 1
+	note_reuse "$commit" "$variant" "$chain"
+	printf 'ok %d - %s [%s] passed before with these tests%s (notes %s)\n' "$n" \
+		"$(commit_desc "$commit")" "$variant" \
+		"${chain:+, carried along the same commits}" "$KB_NOTES"
+}
+
+# The chain key of a carried config's point (kinds carried and kconfig);
+# empty for the others, whose verdict depends on the commit's tree alone.
+point_chain() {
+	local variant=$1 commit=$2 is_tip=$3
+	case $(variant_kind "$variant") in
+	carried | kconfig) carry_chain_key "$variant" "$commit" "$is_tip" ;;
+	esac
+}
+
+# Arguments: n commit variant is_base k is_tip (is_base: carry_point's).
+verify_point() {
+	local n=$1 commit=$2 variant=$3 k=$5 is_tip=$6 result rc=0 chain verdict
+	chain=$(point_chain "$variant" "$commit" "$is_tip")
+	[ "$(variant_kind "$variant")" != kconfig ] || { carry_point "$@" "$chain"; return; }
+	step "[$n] $(commit_desc "$commit") [$variant]"
+	result=$(verify_one "$variant" --against-packaged) || rc=$?
+	[ "$rc" -ne 128 ] || die "bisect-tests/run could not set up (exit 128); see above"
+	[ "$rc" -lt 128 ] || die "bisect-tests/run was interrupted (exit $rc); no verdict recorded"
+	if [ "$(variant_kind "$variant")" = carried ] && [ "$is_tip" = 1 ] && [ "$rc" = 0 ] &&
+		! oldconfig_vs_packaged "$variant" "$(declared step)" "$(field "$result" config)"; then
+		rc=1
+		result=${result/verdict=good/verdict=bad}
+	fi
+	verdict=$(result_verdict "$result" "$rc")
+	if [ "$(variant_kind "$variant")" = carried ]; then
+		carry_oldconfig_advance "$variant" "$(field "$result" config)"
+		[ "$verdict" != good ] || carry_save "$variant" "$chain" "$k"
+	fi
+	point_finish "$n" "$commit" "$variant" "$verdict" "${chain:+chain=$chain }$(result_fields "$result")" "$result"
+}
+
+# --rerun re-verifies the series: the reference is recorded again only
+# when it is missing or was recorded with other tests or tools.
+reference_recorded() {
+	local commit=$1 variant=$2 version=$3
+	[ -f "$KBRANCH_WORK/reference/$version/$variant.observed" ] && note_passed "$commit" "$variant"
+}
+
+reference_point() {
+	local n=$1 commit=$2 variant=$3 version=$4 result rc=0
+	if reference_recorded "$commit" "$variant" "$version"; then
+		printf 'ok %d - packaged/%s [%s] reference recorded before with these tests\n' "$n" "$version" "$variant"
+		return 0
+	fi
+	at_commit "$commit"
+	step "[$n] packaged/$version [$variant] (the reference)"
+	result=$(verify_one "$variant" --record-reference) || rc=$?
+	[ "$rc" -ne 128 ] || die "bisect-tests/run could not set up (exit 128); see above"
+	[ "$rc" -lt 128 ] || die "bisect-tests/run was interrupted (exit $rc); no verdict recorded"
+	point_finish "$n" "$commit" "$variant" "$(result_verdict "$result" "$rc")" "$(result_fields "$result")" "$result"
+}
+
+# The verdict is what bisect-tests/run's RESULT line says; the exit code
+# stands in only for a run that printed none.
+result_verdict() {
+	local verdict
+	verdict=$(field "$1" verdict)
+	[ -n "$verdict" ] || verdict=$(verdict_of "$2")
+	printf '%s\n' "$verdict"
+}
+
+# The RESULT fields a note keeps: the key already holds variant and verdict.
+result_fields() {
+	printf '%s\n' "$1" | tr ' ' '\n' | { grep -vE '^(variant|verdict)=' || true; } | paste -sd ' ' -
+}
+
+verdict_of() {
+	case "$1" in
+	0) echo good ;;
+	125) echo skip ;;
+	*) echo bad ;;
+	esac
+}
