@@ -559,6 +559,18 @@ exit_code_items() {
 	[ -z "$output" ]
 }
 
+@test "bench: every line of its tables is printed and kept in the run's figures file" {
+	# shellcheck source=branch-scripts/lib/common.sh
+	source "$REPO/branch-scripts/lib/common.sh"
+	# shellcheck source=branch-scripts/cmd/bench.sh
+	source "$REPO/branch-scripts/cmd/bench.sh"
+	BENCH_FIGURES=$BATS_TEST_TMPDIR/figures.txt
+	local out
+	out=$(report "whole matrix, warm re-run, nothing changed (target < 5 s)" "0.8 s")
+	[[ "$out" == "whole matrix, warm re-run"*" 0.8 s" ]]
+	[ "$(cat "$BENCH_FIGURES")" = "$out" ]
+}
+
 @test "verify with a variant registry it cannot read is one line, before any tree is touched" {
 	local copy
 	copy=$(repo_copy)

@@ -89,8 +89,12 @@ distcc_run() {
 	return "$rc"
 }
 
+# A line of the tables: printed, and kept in the run's figures file
+# (BENCH_FIGURES), whose first line names the machine, commit and date,
+# so that the figures docs/speed.md accepts come from a file, not a
+# terminal's scroll-back.
 report() {
-	printf '%-58s %10s\n' "$1" "$2"
+	printf '%-58s %10s\n' "$1" "$2" | tee -a "$BENCH_FIGURES"
 }
 
 ratio() {
@@ -213,7 +217,7 @@ matrix_case() {
 	# A Kconfig-only point's step line ends with "] olddefconfig".
 	carried=$(kbranch_step_seconds "$w.log" '] olddefconfig')
 	report "    Kconfig-only carried configs inside it" "$carried s"
-	report "whole matrix, warm re-run, nothing changed (target < 10 s)" "$(printf '%.1f' "$warm") s"
+	report "whole matrix, warm re-run, nothing changed (target < 5 s)" "$(printf '%.1f' "$warm") s"
 }
 
 # --- Every defconfig the series touches, Kconfig only --------------------------
@@ -296,10 +300,14 @@ run() {
 	ensure_deps
 	export CCACHE_DISABLE=1
 	restore_head_on_exit
+	mkdir -p "$KBRANCH_WORK/bench"
+	BENCH_FIGURES=$KBRANCH_WORK/bench/figures-$(date -u +%Y%m%dT%H%M%SZ).txt
 	printf 'kbranch bench on %s (%s cores, %s), commit %s of this repository, %s; ccache off\n' \
 		"$(hostname)" "$(nproc)" "$(. /etc/os-release && echo "$PRETTY_NAME")" \
-		"$(git -C "$KB_REPO" rev-parse --short HEAD 2>/dev/null || echo unknown)" "$(date -u +%F)"
+		"$(git -C "$KB_REPO" rev-parse --short HEAD 2>/dev/null || echo unknown)" "$(date -u +%F)" |
+		tee "$BENCH_FIGURES"
 	for c in "${cases[@]}"; do
 		"${c}_case"
 	done
+	step "bench: the figures are in $BENCH_FIGURES"
 }
