@@ -396,3 +396,26 @@ FORMS
 	[ "$status" -eq 0 ]
 	[ -z "$output" ]
 }
+
+# shellcheck's set-e findings (SC2310: a function called in a condition,
+# where set -e stops holding inside it) of each file given, checked under
+# the set -e it runs in (a sourced file is checked as if it began with
+# the set -euo pipefail of the program that sources it): "N file" lines.
+set_e_findings() {
+	local f copy
+	for f in "$@"; do
+		copy=$BATS_TEST_TMPDIR/sete/$f
+		mkdir -p "${copy%/*}"
+		{ printf '#!/bin/bash\nset -euo pipefail\n'; cat "$f"; } >"$copy"
+		printf '%s %s\n' "$(shellcheck -x -o check-set-e-suppressed -f gcc "$copy" | grep -c '\[SC2310\]' || true)" "$f"
+	done
+}
+
+@test "set -e holds: kbranch and the sourced files made clean call no function where set -e stops holding" {
+	cd "$REPO"
+	run set_e_findings branch-scripts/kbranch branch-scripts/lib/notes.sh branch-scripts/lib/kbuild.sh \
+		branch-scripts/lib/carry.sh branch-scripts/lib/carry-state.sh bisect-tests/lib/compiler.sh bisect-tests/lib/compat.sh
+	echo "$output"
+	run grep -v '^0 ' <<<"$output"
+	[ -z "$output" ]
+}
