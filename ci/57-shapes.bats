@@ -32,42 +32,38 @@ shapes_tap() {
 	printf '%s\n' "$tap"
 }
 
-@test "shapes: random ext4-family configs, their minimal forms and fragments keep the packaged tree's ext4 family at every commit; v2's D2 listed at patches 3 and 4 only" {
+@test "shapes: random ext4-family configs, their minimal forms and fragments keep the packaged tree's ext4 family at every commit, but for the ext4dev type where EXT4DEV_FS is kept" {
 	local tap commits
 	tap=$(shapes_tap)
 	commits=$(($(ktree rev-list --count ext4dev-base..ext4-rename) + 1))
 	grep '\[carried-minimal\]' "$tap" | sed 's/^/# /' >&3
 	[ "$(grep -c "^ok .*\[carried-minimal\] olddefconfig keeps ext4=y acl=n security=n; $SHAPES_OK" "$tap")" -eq "$commits" ]
-	# The listed residue (compat-differences: config-shape, issue 29 D2) is
-	# seen where it is listed, and nowhere else.
-	[ "$(grep -c "^ok .*\[carried-minimal\] .*$SHAPES_OK but for 6 listed differences" "$tap")" -eq 2 ]
-	grep -q "^ok .* ext4: rename the ext4dev ACL and security label #ifdefs \[carried-minimal\] .* but for 6 listed" "$tap"
+	# The listed EXT4DEV_COMPAT=y (compat-differences: config-shape) is
+	# seen from patch 2 on, where the option exists, and nowhere else; v2's
+	# lost ACL and security labels (issue 29 D2) are gone.
+	[ "$(grep -c "^ok .*\[carried-minimal\] .*$SHAPES_OK but for 6 listed differences" "$tap")" -eq 3 ]
+	grep -q "^ok .* ext4: rename the ext4dev module and filesystem type to ext4 \[carried-minimal\] .* but for 6 listed" "$tap"
 	[ "$(grep -c '^config-shape ' "$REPO/bisect-tests/compat-differences")" -eq 6 ]
+	[ "$(grep '^config-shape ' "$REPO/bisect-tests/compat-differences" | grep -vc 'CONFIG_EXT4DEV_COMPAT=y')" -eq 0 ]
 }
 
-@test "shapes: unlisted, v2's D2 fails patch 3: a minimal form with EXT3_FS and the old ACL option loses ACL and security labels" {
-	local copy shapes
-	# A copy of the tests is another tests version: every point from the
-	# base runs again, 2 to 5 minutes.  The planted loss below shows the
-	# check failing in CI for a minute.
-	[ "${KBRANCH_CI_FULL:-0}" = 1 ] || skip "re-runs every carried-minimal point from the base (KBRANCH_CI_FULL=1 runs it)"
-	copy=$(repo_copy)
-	sed -i '/^config-shape /d' "$copy/bisect-tests/compat-differences"
-	ktree branch -f scratch ext4-rename~1
-	run "$copy/branch-scripts/kbranch" verify --branch scratch --variant carried-minimal
+# v2's D2 planted back on top of v3: the old ACL and security options
+# depending on EXT4DEV_FS, which a minimal form leaves out when EXT3_FS
+# selects it.  Only the scratch point is new: about a minute.
+@test "shapes: v2's D2 planted back is caught: minimal forms with EXT3_FS and the old ACL option lose ACL and security labels" {
+	local way line shapes
+	scratch_commit ext4-rename 'ext4: the old ACL and security options depend on EXT4DEV_FS' \
+		sed -i '/^config EXT4DEV_FS_\(POSIX_ACL\|SECURITY\)$/,/^$/s/^\tdepends on EXT4_FS$/\tdepends on EXT4DEV_FS/' fs/ext4/Kconfig
+	[ "$(ktree diff ext4-rename scratch | grep -c '^+.*depends on EXT4DEV_FS$')" -eq 2 ]
+	run "$KBRANCH" verify --branch scratch --variant carried-minimal
 	echo "$output"
 	[ "$status" -eq 1 ]
-	[ "$(grep -c '^ok ' <<<"$output")" -eq 3 ]
-	grep -q "^not ok 4 - $(ktree rev-parse --short scratch) ext4: rename the ext4dev ACL and security label #ifdefs \[carried-minimal\]" <<<"$output"
-	local way line
+	grep -q "^not ok [0-9]* - $(ktree rev-parse --short scratch) .*\[carried-minimal\]" <<<"$output"
 	for way in 'minimal jumped' 'minimal stepped' 'fragment jumped'; do
 		for line in CONFIG_EXT4_FS_POSIX_ACL=y CONFIG_EXT4_FS_SECURITY=y; do
 			grep -q "^# $way: - $line: [0-9]* of 200 seeds lose it, against what the packaged tree makes of their packaged form" <<<"$output"
 		done
 	done
-	# Only those: a fragment merged onto the previous commit's config keeps
-	# EXT4DEV_FS from it.
-	[ "$(grep -c '^# .* seeds lose it' <<<"$output")" -eq 6 ]
 	# Issue 29's own example is one of them: seed 200's minimal form is
 	# CONFIG_EXT3_FS=y and CONFIG_EXT4DEV_FS_POSIX_ACL=y, without EXT4DEV_FS.
 	shapes=$KBRANCH_WORK/carry/minimal/shapes
