@@ -115,6 +115,7 @@ run() {
 	echo "1..$((${#refs[@]} + ${#commits[@]} * ${#VARIANTS[@]}))"
 	commit=$(kgit rev-parse "packaged/$version^{commit}")
 	verify_learn_commits "$commit" "${commits[@]}"
+	debian_image_learn "${VARIANTS[@]}"
 	if verify_carries_any; then
 		carry_packaged_key "$version"
 		! carry_packaged_missing || forms=1

@@ -17,14 +17,11 @@ variant_registry() {
 	[ -z "$KB_REGISTRY" ] || printf '%s\n' "$KB_REGISTRY"
 }
 
-# What kbranch verify runs and records, in table order: every variant.
+# What kbranch verify runs and records, in table order: every variant,
+# the Debian machines (kind debian) unless KBRANCH_VERIFY_DEBIAN=0.
 # shellcheck disable=SC2034 # read by cmd/verify.sh and cmd/results.sh
-# Kind debian (the Debian machines) is not yet among them: a cold build
-# of a kernel that boots Debian's systemd costs about 10 minutes here and
-# the whole set 14 more, past ci/test's hour; and on the series' v2 the
-# ext4dev-era machine loses its root from patch 2 (issue 29 D1), until v3.
-# Run them with bisect-tests/run --variant debian-... (docs/tester.md).
-mapfile -t KB_VARIANTS < <(variant_registry | awk '$2 != "debian" { print $1 }')
+mapfile -t KB_VARIANTS < <(variant_registry |
+	awk -v debian="$KBRANCH_VERIFY_DEBIAN" '$2 != "debian" || debian != 0 { print $1 }')
 
 # Field $2 (kind, reference or traits) of variant $1, from the registry's
 # "name kind reference traits" lines.

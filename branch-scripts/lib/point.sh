@@ -95,13 +95,45 @@ verify_point_reused() {
 		"${chain:+, carried along the same commits}" "$KB_NOTES"
 }
 
-# The chain key of a carried config's point (kinds carried and kconfig);
-# empty for the others, whose verdict depends on the commit's tree alone.
+# The chain key of a carried config's point (kinds carried and kconfig),
+# or of a Debian machine's (kind debian); empty for the others, whose
+# verdict depends on the commit's tree alone.
 point_chain() {
 	local variant=$1 commit=$2 is_tip=$3
 	case $(variant_kind "$variant") in
 	carried | kconfig) carry_chain_key "$variant" "$commit" "$is_tip" ;;
+	debian) debian_chain_key "$variant" "$commit" ;;
 	esac
+}
+
+# A Debian machine's verdict depends on the image it boots (its key names
+# every package version in it) and, for a config carried from the base
+# (trait carried), on every tree it was carried through.
+debian_chain_key() {
+	local variant=$1 commit=$2
+	[ -n "${KB_DEBIAN_IMAGE:-}" ] || die "verify: the Debian image was not looked up before the points"
+	{
+		printf '%s %s %s\n' "${KB_DEBIAN_IMAGE##*/}" "$(tests_version)" "$(toolchain)"
+		if variant_has "$variant" carried && kgit merge-base --is-ancestor "$KB_BASE_TAG" "$commit"; then
+			kgit log --reverse --format=%T "$KB_BASE_TAG^..$commit"
+		else
+			kgit log -1 --format=%T "$commit"
+		fi
+	} | sha256sum | cut -c1-16
+}
+
+# The Debian image, made or found once per run when a chosen variant is of
+# kind debian (bisect-tests/debian/make-image: 2 s cached, 20 s to 3 min
+# made); its key is part of those points' chain.
+debian_image_learn() {
+	local v
+	for v in "$@"; do
+		if [ "$(variant_kind "$v")" = debian ]; then
+			KB_DEBIAN_IMAGE=$("$KB_REPO/bisect-tests/debian/make-image") ||
+				die "verify: the Debian image cannot be made (bisect-tests/debian/make-image said why above)"
+			return 0
+		fi
+	done
 }
 
 # Arguments: n commit variant is_base k is_tip (is_base: carry_point's).
@@ -130,11 +162,18 @@ verify_point() {
 # when it is missing or was recorded with other tests or tools.
 reference_recorded() {
 	local commit=$1 variant=$2 version=$3
+	# A Debian machine's reference is its scenario's "packaged" expectation,
+	# judged at the packaged tree like a commit: nothing is recorded.
+	if [ "$(variant_kind "$variant")" = debian ]; then
+		note_passed "$commit" "$variant" "$(debian_chain_key "$variant" "$commit")"
+		return
+	fi
 	[ -f "$KBRANCH_WORK/reference/$version/$variant.observed" ] && note_passed "$commit" "$variant"
 }
 
 reference_point() {
-	local n=$1 commit=$2 variant=$3 version=$4 result rc=0
+	local n=$1 commit=$2 variant=$3 version=$4 result rc=0 chain
+	chain=$(point_chain "$variant" "$commit" 0)
 	if reference_recorded "$commit" "$variant" "$version"; then
 		printf 'ok %d - packaged/%s [%s] reference recorded before with these tests\n' "$n" "$version" "$variant"
 		return 0
@@ -144,7 +183,8 @@ reference_point() {
 	result=$(verify_one "$variant" --record-reference) || rc=$?
 	[ "$rc" -ne 128 ] || die "bisect-tests/run could not set up (exit 128); see above"
 	[ "$rc" -lt 128 ] || die "bisect-tests/run was interrupted (exit $rc); no verdict recorded"
-	point_finish "$n" "$commit" "$variant" "$(result_verdict "$result" "$rc")" "$(result_fields "$result")" "$result"
+	point_finish "$n" "$commit" "$variant" "$(result_verdict "$result" "$rc")" \
+		"${chain:+chain=$chain }$(result_fields "$result")" "$result"
 }
 
 # The verdict is what bisect-tests/run's RESULT line says; the exit code
