@@ -4,7 +4,7 @@
 load helpers
 
 @test "import from an empty work dir tags the packaged tree and the ext4dev base" {
-	[ ! -e "$KTREE" ]
+	[ ! -e "$KTREE" ] || skip "needs an empty work dir (ci/test gives this file a fresh one): $KTREE exists"
 	run "$KBRANCH" import
 	[ "$status" -eq 0 ]
 	ktree rev-parse -q --verify "refs/tags/packaged/$VERSION"

@@ -1,12 +1,17 @@
 #!/usr/bin/env bats
 # Testers and compatibility: old configs survive, ext4dev keeps mounting,
-# results travel with the commits.  Reads what 15-verify.bats left behind.
+# results travel with the commits.  Reads what 15-verify.bats left behind
+# (needs_verified says so in a test that needs it); the rest makes its own.
 
 load helpers
 
+setup_file() {
+	ensure_applied
+}
+
 @test "a .config made at ext4dev-base keeps ext4, ACL and security labels at every commit" {
+	needs_verified
 	local tap=$KBRANCH_CI_SCRATCH/verify.tap
-	[ -f "$tap" ]
 	[ "$(grep -c '^ok .*\[oldconfig\] build=ok boot=ok checks=ok' "$tap")" -eq \
 	  $(( $(ktree rev-list --count ext4dev-base..ext4-rename) + 1 )) ]
 	# The carried config, at the tip, still says so under the new names.
@@ -23,6 +28,7 @@ load helpers
 }
 
 @test "Debian's config with the base's names keeps ext4=m, ACL and security labels at every commit" {
+	needs_verified
 	local tap=$KBRANCH_CI_SCRATCH/verify.tap
 	[ "$(grep -c '^ok .*\[carried-debian\] olddefconfig keeps ext4=m acl=y security=y, stepped and jumped' "$tap")" -eq \
 	  $(( $(ktree rev-list --count ext4dev-base..ext4-rename) + 1 )) ]
@@ -32,6 +38,7 @@ load helpers
 }
 
 @test "the module and minimal variants' base configs keep what they had at every commit" {
+	needs_verified
 	local tap=$KBRANCH_CI_SCRATCH/verify.tap commits
 	commits=$(( $(ktree rev-list --count ext4dev-base..ext4-rename) + 1 ))
 	[ "$(grep -c '^ok .*\[carried-module\] olddefconfig keeps ext4=m acl=y security=y' "$tap")" -eq "$commits" ]
@@ -55,6 +62,7 @@ load helpers
 }
 
 @test "every verdict is a git note keyed by tree, variant, tests version and toolchain" {
+	needs_verified
 	local tip tree tools
 	tip=$(ktree rev-parse ext4-rename)
 	tree=$(ktree rev-parse "ext4-rename^{tree}")
@@ -67,6 +75,7 @@ load helpers
 }
 
 @test "a warm re-run of the whole matrix runs nothing: every point passed before with these tests and tools" {
+	needs_verified
 	run "$KBRANCH" verify
 	echo "$output"
 	[ "$status" -eq 0 ]
@@ -80,6 +89,7 @@ load helpers
 }
 
 @test "--rerun runs the series again and keeps a reference recorded with these tests and tools" {
+	needs_verified
 	# On a branch that is just the base: one point, not the whole series.
 	ktree branch -f rerun-base ext4dev-base
 	run "$KBRANCH" verify --rerun --variant minimal --branch rerun-base 2> >(sed -u 's/^/# /' >&3)
@@ -111,6 +121,7 @@ make_detour_branch() {
 }
 
 @test "a carried config's verdict is reused only along the same chain of trees" {
+	needs_verified
 	make_detour_branch
 	[ "$(ktree rev-parse 'detour~1^{tree}')" = "$(ktree rev-parse 'ext4-rename~2^{tree}')" ]
 	run "$KBRANCH" verify --variant carried-minimal --branch detour
@@ -160,6 +171,7 @@ make_detour_branch() {
 }
 
 @test "kbranch results prints the commit x variant table from the notes" {
+	needs_verified
 	run "$KBRANCH" results
 	echo "$output"
 	[ "$status" -eq 0 ]

@@ -131,6 +131,7 @@ full_only() {
 }
 
 @test "rebase: the series moves onto the current version: the same commits as applied there, a range-diff, base/linux-source.version, the patches, and verify" {
+	needs_verified
 	local old_tip
 	old_tip=$(git -C "$RW/work/linux" rev-parse ext4-rename)
 	echo "$OLD" >"$RW/repo/base/linux-source.version"

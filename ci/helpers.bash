@@ -49,6 +49,15 @@ ensure_applied() {
 	ktree rev-parse -q --verify refs/heads/ext4-rename >/dev/null || "$KBRANCH" apply 2>&1 | sed "s/^/# /" >&3
 }
 
+# Skips the test, naming what it lacks, unless 15-verify.bats's whole-matrix
+# verify ran in this work dir (its TAP in the scratch dir, its notes and
+# carried configs in the tree): 25 cold minutes, too much for another file
+# to make again, so a file run alone says what to run first.
+needs_verified() {
+	[ -f "$KBRANCH_CI_SCRATCH/verify.tap" ] ||
+		skip "needs the whole-matrix verify of ci/15-verify.bats in this work dir (run it first)"
+}
+
 # Branch "scratch" at $1 plus one commit: $2 is its subject, the rest a
 # command run in the kernel tree that makes the change.
 scratch_commit() {
