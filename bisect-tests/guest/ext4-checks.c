@@ -1076,6 +1076,48 @@ static int print_contract(const char *what)
 	return 0;
 }
 
+/* The kernel's taint flags, for the host to report (0: untainted). */
+static void print_tainted(void)
+{
+	char line[32] = "unreadable";
+	FILE *f = fopen("/proc/sys/kernel/tainted", "r");
+
+	if (f) {
+		if (!fgets(line, sizeof(line), f))
+			snprintf(line, sizeof(line), "unreadable");
+		fclose(f);
+	}
+	line[strcspn(line, "\n")] = 0;
+	printf(MARK "tainted=%s\n", line);
+}
+
+/*
+ * A tester's reproducer (kbranch bisect --test): /reproducer, a shell
+ * script run by busybox sh with the scratch disks attached, instead of
+ * the checks.  Its exit status is the run's: 0 good, 125 cannot test,
+ * anything else bad.  Returns that status, or -1 when it could not run.
+ */
+static int run_reproducer(void)
+{
+	int status = 0;
+	pid_t pid;
+
+	/* Every busybox applet on PATH, for the script. */
+	if (system("/bin/busybox --install -s /bin"))
+		printf(MARK "busybox --install failed\n");
+	setenv("PATH", "/bin:/sbin:/usr/bin:/usr/sbin", 1);
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		execl("/bin/sh", "sh", "/reproducer", (char *)NULL);
+		_exit(127);
+	}
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
 int main(int argc, char **argv)
 {
 	const char *failed;
@@ -1098,6 +1140,17 @@ int main(int argc, char **argv)
 	klogctl(SYSLOG_ACTION_CONSOLE_LEVEL, NULL, 5);
 	printf(MARK "begin\n");
 	print_block_filesystems();
+	if (access("/reproducer", R_OK) == 0) {
+		status = run_reproducer();
+		printf(MARK "reproducer status=%d\n", status);
+		print_tainted();
+		print_kernel_log();
+		printf(MARK "end status=%d\n", status);
+		tcdrain(STDOUT_FILENO);
+		reboot(RB_AUTOBOOT);
+		for (;;)
+			pause();
+	}
 	if (load_expect("/expect"))
 		printf(MARK "/expect missing or incomplete\n");
 	else
@@ -1110,6 +1163,7 @@ int main(int argc, char **argv)
 		       failed, strerror(errno));
 	else
 		printf(MARK "crash image written\n");
+	print_tainted();
 	/* Last, so that it holds every line of the run, the crash image's too. */
 	print_kernel_log();
 	printf(MARK "end status=%d\n", status);

@@ -20,6 +20,8 @@
 #                       as the console shows it ("[time] text")
 #   klog-lines <n>      how many lines the guest copied (-1: unreadable)
 #   root <type>         the type the kernel mounted the root with
+#   tainted <n>         /proc/sys/kernel/tainted at the end of the run
+#   reproducer <n>      a tester's reproducer's exit status (--test)
 #   note <text>         anything else the guest said (a mount that failed)
 #   end status=<n>      the guest's last line: its checks' exit status
 #
@@ -45,6 +47,8 @@ facts_of() {
 			else if (is("crash image written") && rest == "") print "marker crash-written"
 			else if (is("crash image not written: ")) print "crash-failed " rest
 			else if (is("root fstype=")) print "root " rest
+			else if (is("tainted=")) print "tainted " rest
+			else if (is("reproducer status=")) print "reproducer " rest
 			else if (is("end status=")) { print "end status=" rest; guest = 0 }
 			else print "note " substr($0, length(mark) + 1)
 		}

@@ -62,9 +62,12 @@ initramfs_list() {
 	printf 'dir /dev 0755 0 0\nnod /dev/console 0600 0 0 c 5 1\n'
 	printf 'dir /proc 0755 0 0\ndir /sys 0755 0 0\ndir /mnt 0755 0 0\n'
 	printf 'file /init %s 0755 0 0\nfile /expect %s 0644 0 0\n' "$rdir/init" "$rdir/expect"
-	[ -n "$modroot" ] || return 0
+	# A tester's reproducer (lib/tester.sh) runs under busybox sh.
+	[ -n "$modroot" ] || [ -n "$BT_TEST_SCRIPT" ] || return 0
 	printf 'dir /bin 0755 0 0\ndir /sbin 0755 0 0\n'
 	printf 'file /bin/busybox %s 0755 0 0\n' "$(command -v busybox)"
+	tester_initramfs_list
+	[ -n "$modroot" ] || return 0
 	printf 'slink /sbin/modprobe /bin/busybox 0777 0 0\n'
 	printf 'slink /sbin/rmmod /bin/busybox 0777 0 0\n'
 	initramfs_tree_list "$modroot"
@@ -82,9 +85,11 @@ initramfs_build() {
 	"$rdir/init" --list >"$rdir/tests.list" || return 1
 	# Like the guest program itself, /expect says nothing about the commit.
 	initramfs_expect "$variant" >"$rdir/expect" || die_setup "$variant: cannot write $rdir/expect"
-	if variant_is_modular "$variant"; then
+	if [ -n "$BT_TEST_SCRIPT" ] || variant_is_modular "$variant"; then
 		command -v busybox >/dev/null ||
-			die_setup "$variant: busybox is missing (busybox-static provides /sbin/modprobe for a modular ext4)"
+			die_setup "$variant: busybox is missing (busybox-static provides /sbin/modprobe for a modular ext4, and sh for a --test script)"
+	fi
+	if variant_is_modular "$variant"; then
 		modroot=$rdir/modules
 		build_modules_install "$variant" "$modroot" || return 1
 	fi

@@ -7,13 +7,15 @@ verdict_of() {
 	*fail*) printf 'bad\n' ;;
 	skip/*) printf 'skip\n' ;;
 	ok/ok/flaky) printf 'flaky\n' ;;
+	ok/ok/untestable) printf 'skip\n' ;;
 	ok/ok/ok) printf 'good\n' ;;
 	*) printf 'bad\n' ;;
 	esac
 }
 
 # Prints the RESULT line, last of the variant's block; returns 0, 1 or 125.
-# Given a run dir $6, the line also says where this run's logs are, the
+# BT_RESULT_EXTRA, when set (lib/tester.sh), adds its fields before the
+# verdict.  Given a run dir $6, the line also says where this run's logs are, the
 # run's id (the run dir holds the last run only: its run-id file says
 # whether it is still this one's) and the .config it built.
 verdict_result() {
@@ -24,7 +26,7 @@ verdict_result() {
 		[ ! -f "$rdir/kernel.config" ] || where+=" config=$rdir/kernel.config"
 	fi
 	printf 'RESULT variant=%s build=%s boot=%s checks=%s seconds=%s%s verdict=%s\n' \
-		"$variant" "$build" "$boot" "$checks" "$seconds" "$where" "$verdict"
+		"$variant" "$build" "$boot" "$checks" "$seconds" "$where${BT_RESULT_EXTRA:-}" "$verdict"
 	case $verdict in
 	good) return 0 ;;
 	skip | flaky) return 125 ;;

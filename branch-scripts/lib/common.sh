@@ -10,9 +10,11 @@ KB_BASE_TAG=ext4dev-base
 KB_START=$SECONDS
 export KB_REPO KTREE KB_BASE_TAG
 
+# KB_DIE_STATUS: a subcommand whose callers need another code (bisect's
+# bad input is 128, as git bisect run's setup errors are).
 die() {
 	printf 'kbranch: %s\n' "$*" >&2
-	exit 1
+	exit "${KB_DIE_STATUS:-1}"
 }
 
 # One progress line per step, with the seconds since the command started.

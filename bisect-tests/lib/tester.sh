@@ -1,0 +1,144 @@
+# shellcheck shell=bash
+# shellcheck disable=SC2034 # KBRANCH_OLDCONFIG and BT_RESULT_EXTRA are read by config.sh and verdict.sh
+# A tester's own bisect (kbranch bisect, or git bisect run by hand):
+#   --config FILE    their .config, any era, taken to each commit with
+#                    "make olddefconfig" as a carried variant of its own,
+#                    "tester-<hash of the file>", one build dir per config
+#   --test SCRIPT    their reproducer: a shell script the guest runs with
+#                    busybox sh after boot, with the scratch disks (vda:
+#                    ext4 with test_fs, vdb: ext4 without); 0 good, 125
+#                    cannot test, anything else bad; instead of our checks
+#   --repeat N       N boots, each running the test: good only if all N
+#                    pass, bad if any fails (ktest.pl's BISECT_TRIES)
+
+BT_TESTER_CONFIG=''
+BT_TEST_SCRIPT=''
+BT_REPEAT=1
+BT_TESTER_VARIANT=''
+
+# A file is a kernel config when every line is blank, a comment or a
+# CONFIG_ assignment, and one at least is an assignment or "is not set"
+# (a savedefconfig file has no comments at all).
+tester_is_kernel_config() {
+	local file=$1
+	grep -qE '^(CONFIG_[A-Za-z0-9_]+=|# CONFIG_[A-Za-z0-9_]+ is not set)' "$file" || return 1
+	! grep -qvE '^[[:space:]]*$|^#|^CONFIG_[A-Za-z0-9_]+=' "$file"
+}
+
+# Checks the options; one line and 128 for each bad one, before anything
+# is built.
+tester_options_check() {
+	if [ -n "$BT_TESTER_CONFIG" ]; then
+		[ -f "$BT_TESTER_CONFIG" ] || die_setup "--config $BT_TESTER_CONFIG: no such file"
+		[ -r "$BT_TESTER_CONFIG" ] || die_setup "--config $BT_TESTER_CONFIG: not readable"
+		tester_is_kernel_config "$BT_TESTER_CONFIG" ||
+			die_setup "--config $BT_TESTER_CONFIG: not a kernel config (no CONFIG_ lines, or lines that are neither CONFIG_ nor comments)"
+		BT_TESTER_CONFIG=$(readlink -f "$BT_TESTER_CONFIG")
+	fi
+	if [ -n "$BT_TEST_SCRIPT" ]; then
+		[ -f "$BT_TEST_SCRIPT" ] || die_setup "--test $BT_TEST_SCRIPT: no such file"
+		[ -x "$BT_TEST_SCRIPT" ] || die_setup "--test $BT_TEST_SCRIPT: not executable (chmod +x it)"
+		BT_TEST_SCRIPT=$(readlink -f "$BT_TEST_SCRIPT")
+	fi
+	[[ "$BT_REPEAT" =~ ^[1-9][0-9]*$ ]] || die_setup "--repeat $BT_REPEAT: not a positive number"
+}
+
+# With --config, the run's one variant is the tester's: named by a hash
+# of the config, so each config has its build dir and a second config
+# never thrashes the first's.  The config is what a carried variant
+# carries (KBRANCH_OLDCONFIG), and the kernel's release names the commit.
+tester_setup() {
+	[ -n "$BT_TESTER_CONFIG" ] || return 0
+	BT_TESTER_VARIANT=tester-$(sha256sum <"$BT_TESTER_CONFIG" | cut -c1-12)
+	KBRANCH_OLDCONFIG=$BT_TESTER_CONFIG
+}
+
+# The tester's variant, as the registry's line for it: carried, compared
+# with nothing, with trait "tester" (its config is checked by nobody but
+# the test).
+tester_registry_line() {
+	[ -n "$BT_TESTER_VARIANT" ] || return 0
+	printf '%s carried builtin tester\n' "$BT_TESTER_VARIANT"
+}
+
+# Each boot of the tester's kernel names the commit in its release
+# (uname -r, the console's first lines): LOCALVERSION, which kbuild reads
+# from the environment.  Only the tester's build dir sees it.
+tester_localversion() {
+	local v=$1
+	variant_has "$v" tester || return 0
+	LOCALVERSION=-g$(git rev-parse --short=12 HEAD)
+	export LOCALVERSION
+}
+
+# Does this run boot more than once, or run a reproducer?
+tester_repeats() {
+	[ "$BT_REPEAT" -gt 1 ] || [ -n "$BT_TEST_SCRIPT" ]
+}
+
+# The reproducer's answer, from the facts: CHECKS ok, fail or untestable.
+stage_reproducer() {
+	local v=$1 rdir status
+	rdir=$(run_dir "$v")
+	status=$(facts_get "$rdir/facts" reproducer | tail -n 1)
+	case $status in
+	0) CHECKS=ok ;;
+	125) CHECKS=untestable; say "$v: the test says it cannot test this kernel (exit 125); its output: $rdir/console.log" ;;
+	*) CHECKS=fail; say "$v: the test failed (exit ${status:-none}); its output: $rdir/console.log" ;;
+	esac
+}
+
+# N boots, each with fresh images and the test (or our checks); each
+# boot's logs kept in runs/<v>/boots/<i>.  Sets BOOT and CHECKS for the
+# whole, and the RESULT's extra fields: passes=<k>/<N> and the taint of
+# each boot.
+stage_repeated() {
+	local v=$1 rdir i passes=0 fails=0 untestable=0 bootfail=0 tainted=() t
+	rdir=$(run_dir "$v")
+	rm -rf "$rdir/boots"
+	for ((i = 1; i <= BT_REPEAT; i++)); do
+		step "$v: boot $i of $BT_REPEAT"
+		BOOT=fail CHECKS=skip
+		if stage_boot "$v"; then
+			if [ -n "$BT_TEST_SCRIPT" ]; then stage_reproducer "$v"; else stage_checks "$v"; fi
+		fi
+		t=$(facts_get "$rdir/facts" tainted 2>/dev/null | tail -n 1)
+		tainted+=("${t:-unknown}")
+		case $BOOT/$CHECKS in
+		ok/ok) passes=$((passes + 1)) ;;
+		ok/untestable) untestable=$((untestable + 1)) ;;
+		ok/*) fails=$((fails + 1)) ;;
+		*) fails=$((fails + 1)) bootfail=1 ;;
+		esac
+		say "$v: boot $i of $BT_REPEAT: boot=$BOOT checks=$CHECKS tainted=${t:-unknown}"
+		run_keep_attempt "$rdir" "$rdir/boots/$i"
+	done
+	BOOT=ok
+	if [ "$fails" -gt 0 ]; then
+		CHECKS=fail
+		[ "$bootfail" = 0 ] || BOOT=fail
+	elif [ "$untestable" -gt 0 ]; then
+		CHECKS=untestable
+	else
+		CHECKS=ok
+	fi
+	BT_RESULT_EXTRA=" passes=$passes/$BT_REPEAT tainted=$(IFS=,; echo "${tainted[*]}")"
+	say "$v: $passes of $BT_REPEAT boots passed (logs: $rdir/boots)"
+}
+
+# A tester's single boot also says the kernel's taint in its RESULT.
+tester_result_extra() {
+	local v=$1 facts t
+	facts=$(run_dir "$v")/facts
+	variant_has "$v" tester && [ -f "$facts" ] || return 0
+	t=$(facts_get "$facts" tainted | tail -n 1)
+	BT_RESULT_EXTRA=" tainted=${t:-unknown}"
+}
+
+# The initramfs lines the reproducer needs: itself as /reproducer, and
+# busybox as /bin/sh (its other applets are installed at boot).
+tester_initramfs_list() {
+	[ -n "$BT_TEST_SCRIPT" ] || return 0
+	printf 'file /reproducer %s 0755 0 0\n' "$BT_TEST_SCRIPT"
+	printf 'slink /bin/sh /bin/busybox 0777 0 0\n'
+}

@@ -1,0 +1,464 @@
+# shellcheck shell=bash
+# summary: a tester's bisect with their .config and reproducer: both ends checked first, the culprit reverted on bad, one report
+
+# kbranch bisect --good A --bad B [--config FILE] [--test SCRIPT]
+#                [--repeat N] [--variant NAME] [--tree DIR] [--report FILE]
+#
+# The kernel's bisect guide (Documentation/admin-guide/verify-bugs-and-
+# bisect-regressions.rst) done by the machine, each step through
+# bisect-tests/run with the same options (--config, --test, --repeat:
+# bisect-tests/run --help), in the kernel tree of $KBRANCH_WORK or the
+# tester's own (--tree DIR):
+#  - both ends first: A must be good and B bad with the same config and
+#    test, or it stops and says which end is wrong and why (build, boot or
+#    test), before bisecting;
+#  - each step: the tester's config taken to the commit with "make
+#    olddefconfig", checked to be the same as when carried from the
+#    nearest tested ancestor's config; a kernel release naming the
+#    commit; a skip only with its reason; /proc/sys/kernel/tainted;
+#  - the end: the culprit reverted on top of B, built and tested the same
+#    way: "passed" confirms it, "failed" says it is not confirmed; the
+#    options the config gains or loses at the culprit against its parent.
+#
+# The report ($KBRANCH_WORK/bisect/<id>/report.txt, or --report FILE) is
+# written again after every step, atomically: the steps with verdicts,
+# pass counts and logs, the culprit, the revert check, the config delta,
+# the number of builds, git bisect log, and the culprit's .config beside it.
+# A commit's result is kept by its tree, config, test, repeat and the
+# tests' version: a re-run builds nothing it built before.
+#
+# Its last lines on stdout: "first bad commit: <sha> <subject>", "revert
+# check: passed|failed|not run (why)", then the report's path.  Exit 0
+# when a culprit is named, 1 when an end is wrong or none could be named,
+# 128 for bad input (one line, nothing built: not a kernel config, A not
+# an ancestor of B, a test script missing or not executable, a tree
+# without the series), 130/143 when interrupted (git bisect reset done,
+# the report says where it stopped).
+
+KB_BISECT_GOOD=''
+KB_BISECT_BAD=''
+KB_BISECT_TREE=''
+KB_BISECT_REPORT=''
+KB_BISECT_RUN_OPTS=()
+KB_BISECT_OPT_TEXT=''
+
+bisect_usage() {
+	die "usage: kbranch bisect --good A --bad B [--config FILE] [--test SCRIPT] [--repeat N] [--variant NAME] [--tree DIR] [--report FILE]"
+}
+
+bisect_parse() {
+	local config='' test='' repeat=1 variant=''
+	while [ "$#" -gt 0 ]; do
+		[ "$#" -ge 2 ] || bisect_usage
+		case $1 in
+		--good) KB_BISECT_GOOD=$2 ;;
+		--bad) KB_BISECT_BAD=$2 ;;
+		--tree) KB_BISECT_TREE=$2 ;;
+		--report) KB_BISECT_REPORT=$2 ;;
+		--config) config=$(readlink -f -- "$2" || printf '%s' "$2") ;;
+		--test) test=$(readlink -f -- "$2" || printf '%s' "$2") ;;
+		--repeat) repeat=$2 ;;
+		--variant) variant=$2 ;;
+		*) bisect_usage ;;
+		esac
+		shift 2
+	done
+	[ -n "$KB_BISECT_GOOD" ] || bisect_usage
+	[ -n "$KB_BISECT_BAD" ] || bisect_usage
+	[ -n "$config" ] && KB_BISECT_RUN_OPTS+=(--config "$config")
+	[ -n "$test" ] && KB_BISECT_RUN_OPTS+=(--test "$test")
+	[ -n "$variant" ] && KB_BISECT_RUN_OPTS+=(--variant "$variant")
+	KB_BISECT_RUN_OPTS+=(--repeat "$repeat")
+	KB_BISECT_OPT_TEXT="config: ${config:-none (the variant config)}; test: ${test:-our checks}; repeat: $repeat; variant: ${variant:-default}"
+	: "${KB_BISECT_TREE:=$KTREE}"
+	return 0
+}
+
+tgit() {
+	git -C "$KB_BISECT_TREE" -c user.name=kbranch -c user.email=kbranch@localhost "$@"
+}
+
+# Bad input: one line, 128, before anything is checked out or built.
+bisect_check_input() {
+	local why
+	if [ ! -f "$KB_BISECT_TREE/Makefile" ] || [ ! -d "$KB_BISECT_TREE/fs/ext4" ] || ! tgit rev-parse --git-dir >/dev/null 2>&1; then
+		die "$KB_BISECT_TREE is not a kernel git tree"
+	fi
+	tgit rev-parse -q --verify "$KB_BISECT_GOOD^{commit}" >/dev/null || die "--good $KB_BISECT_GOOD: no such commit in $KB_BISECT_TREE"
+	tgit rev-parse -q --verify "$KB_BISECT_BAD^{commit}" >/dev/null || die "--bad $KB_BISECT_BAD: no such commit in $KB_BISECT_TREE"
+	KB_BISECT_GOOD=$(tgit rev-parse "$KB_BISECT_GOOD^{commit}")
+	KB_BISECT_BAD=$(tgit rev-parse "$KB_BISECT_BAD^{commit}")
+	if [ "$KB_BISECT_GOOD" = "$KB_BISECT_BAD" ] || ! tgit merge-base --is-ancestor "$KB_BISECT_GOOD" "$KB_BISECT_BAD"; then
+		die "--good $KB_BISECT_GOOD is not an ancestor of --bad $KB_BISECT_BAD"
+	fi
+	bisect_has_series "$KB_BISECT_BAD" ||
+		die "$KB_BISECT_TREE has no commit of the ext4 series in the history of $KB_BISECT_BAD (git pull the branch first)"
+	why=$(cd "$KB_BISECT_TREE" && "$KB_REPO/bisect-tests/run" --check-options "${KB_BISECT_RUN_OPTS[@]}" 2>&1 >/dev/null) ||
+		die "${why#bisect-tests: }"
+	[ -z "$(tgit status --porcelain --untracked-files=no)" ] || die "$KB_BISECT_TREE has uncommitted changes; commit or stash them first"
+	if [ -f "$(tgit rev-parse --absolute-git-dir)/BISECT_START" ]; then
+		die "$KB_BISECT_TREE has a git bisect in progress; 'git bisect reset' there first"
+	fi
+}
+
+# Does commit $1's history hold a commit of the series (a subject the
+# expectations table declares, the packaged import aside)?
+bisect_has_series() {
+	local subjects history
+	subjects=$(sed -n 's/^\([^#].*\) | .*/\1/p' "$KB_REPO/bisect-tests/expectations" | grep -v '^Import linux-source' || true)
+	# Read whole first: grep -q stops early, and git log's SIGPIPE would fail the pipe.
+	history=$(tgit log --format=%s -n 2000 "$1")
+	grep -qxF -f <(printf '%s\n' "$subjects") <<<"$history"
+}
+
+# --- The record of the run: one line per step, the report made from it ----
+
+# A step's record, tab-separated: n role commit code verdict build boot
+# checks passes tainted seconds compiled log reason release; no field is
+# empty ("-"), since read joins a run of tabs into one.
+bisect_record() {
+	local IFS=$'\t'
+	printf '%s\n' "$*" >>"$KB_BISECT_DIR/steps"
+}
+
+bisect_subject() {
+	tgit log -1 --format=%s "$1"
+}
+
+# The report, written whole to a temporary file and renamed over the old
+# one: a reader (or an interruption) never sees half of it.
+bisect_report() {
+	local status=$1 tmp=$KB_BISECT_REPORT.tmp.$$
+	bisect_report_text "$status" >"$tmp"
+	mv -f "$tmp" "$KB_BISECT_REPORT"
+}
+
+bisect_report_text() {
+	local status=$1 n role commit code verdict build boot checks passes tainted seconds compiled log reason release
+	printf 'kbranch bisect report\n\nstatus: %s\n' "$status"
+	printf 'tree: %s\ngood: %s %s\nbad: %s %s\n%s\n' "$KB_BISECT_TREE" \
+		"$KB_BISECT_GOOD" "$(bisect_subject "$KB_BISECT_GOOD")" "$KB_BISECT_BAD" "$(bisect_subject "$KB_BISECT_BAD")" "$KB_BISECT_OPT_TEXT"
+	printf 'commits in the range: %s; builds: %s (at most %s: both ends, ceil(log2 n) steps, the revert); results reused: %s\n' \
+		"$KB_BISECT_N" "$(bisect_count_builds)" "$(bisect_max_builds)" "$(bisect_count_reused)"
+	printf '\nsteps (verdict, build/boot/checks, passes, /proc/sys/kernel/tainted, seconds, objects compiled):\n'
+	while IFS=$'\t' read -r n role commit code verdict build boot checks passes tainted seconds compiled log reason release; do
+		printf '  %s. %-8s %s %s\n' "$n" "$role" "$commit" "$(bisect_subject "$commit")"
+		printf '     %s (exit %s): build=%s boot=%s checks=%s passes=%s tainted=%s %ss compiled=%s release=%s\n' \
+			"$verdict" "$code" "$build" "$boot" "$checks" "$passes" "$tainted" "$seconds" "$compiled" "$release"
+		[ "$reason" = - ] || printf '     why: %s\n' "$reason"
+		printf '     log: %s\n' "$log"
+	done <"$KB_BISECT_DIR/steps"
+	printf '\nfirst bad commit: %s\n' "${KB_BISECT_CULPRIT_LINE:-not found yet}"
+	printf 'revert check: %s\n' "${KB_BISECT_REVERT:-not run yet}"
+	printf '\nconfig at the culprit against its parent (what the tester'"'"'s config gains or loses):\n'
+	if [ -f "$KB_BISECT_DIR/config-delta" ]; then sed 's/^/  /' "$KB_BISECT_DIR/config-delta"; else echo "  not known yet"; fi
+	printf '\nconfig carried stepwise against jumped (make olddefconfig):\n'
+	if [ -f "$KB_BISECT_DIR/config-steps" ]; then sed 's/^/  /' "$KB_BISECT_DIR/config-steps"; else echo "  nothing compared yet"; fi
+	printf "\nthe culprit's .config: %s\n" "${KB_BISECT_CULPRIT_CONFIG:-not known yet}"
+	printf '\ngit bisect log:\n'
+	if [ -f "$KB_BISECT_DIR/bisect.log" ]; then sed 's/^/  /' "$KB_BISECT_DIR/bisect.log"; else tgit bisect log 2>/dev/null | sed 's/^/  /' || true; fi
+}
+
+bisect_count_builds() {
+	awk -F'\t' '$12 != "reused" { n++ } END { print n + 0 }' "$KB_BISECT_DIR/steps"
+}
+
+bisect_count_reused() {
+	awk -F'\t' '$12 == "reused" { n++ } END { print n + 0 }' "$KB_BISECT_DIR/steps"
+}
+
+# ceil(log2 n) + 3.
+bisect_max_builds() {
+	local n=$KB_BISECT_N steps=0 p=1
+	while [ "$p" -lt "$n" ]; do p=$((p * 2)) steps=$((steps + 1)); done
+	echo $((steps + 3))
+}
+
+# --- One commit, tested --------------------------------------------------
+
+# What a result depends on: the commit's tree, the options' files, the
+# tests (bisect-tests/ as this repository holds it).
+bisect_key() {
+	local commit=$1
+	{
+		tgit rev-parse "$commit^{tree}"
+		printf '%s\n' "${KB_BISECT_RUN_OPTS[@]}"
+		local f
+		for f in "${KB_BISECT_RUN_OPTS[@]}"; do [ ! -f "$f" ] || sha256sum <"$f"; done
+		(cd "$KB_REPO" && find bisect-tests -type f -print0 | sort -z | xargs -0 sha256sum)
+	} | sha256sum | cut -c1-24
+}
+
+# Test HEAD of the tree as step $1 in role $2; sets KB_CODE and records
+# the step.  A result kept under the same key is reused, built nothing.
+bisect_test_head() {
+	local n=$1 role=$2 commit key cache log result code=0 compiled rdir reason=- release
+	commit=$(tgit rev-parse HEAD)
+	key=$(bisect_key "$commit")
+	cache=$KBRANCH_WORK/bisect/cache/$key
+	log=$KB_BISECT_DIR/logs/$n-$role-${commit:0:12}.log
+	KB_LAST_LOG=$log
+	if [ -f "$cache/result" ]; then
+		cp "$cache/log" "$log"
+		code=$(cat "$cache/code")
+		result=$(cat "$cache/result")
+		compiled=reused
+		step "step $n ($role): ${commit:0:12}: the result kept for this tree, config and test: $(bisect_field "$result" verdict)"
+	else
+		step "step $n ($role): ${commit:0:12} $(bisect_subject "$commit") (log: $log)"
+		bisect_run_tests "$log" || code=$?
+		KB_CODE=$code
+		[ "$code" = 0 ] || [ "$code" = 1 ] || [ "$code" = 125 ] || return 0
+		result=$(sed -n 's/^RESULT //p' "$log" | tail -n 1)
+		rdir=$(bisect_field "$result" run)
+		compiled=$(grep -cE '^  (CC|AS)( \[M\])? ' "$rdir/build.log" 2>/dev/null || true)
+		mkdir -p "$cache.tmp.$$"
+		cp "$log" "$cache.tmp.$$/log"
+		printf '%s\n' "$result" >"$cache.tmp.$$/result"
+		printf '%s\n' "$code" >"$cache.tmp.$$/code"
+		# The release this step's kernel booted as: it names the commit.
+		cat "$KBRANCH_WORK/build/$(bisect_field "$result" variant)/include/config/kernel.release" \
+			>"$cache.tmp.$$/release" 2>/dev/null || echo - >"$cache.tmp.$$/release"
+		[ ! -f "$(bisect_field "$result" config)" ] || cp "$(bisect_field "$result" config)" "$cache.tmp.$$/config"
+		rm -rf "$cache" && mv "$cache.tmp.$$" "$cache"
+	fi
+	KB_CODE=$code
+	release=$(cat "$cache/release" 2>/dev/null || echo -)
+	[ ! -f "$cache/config" ] || cp "$cache/config" "$KB_BISECT_DIR/configs/$commit.config"
+	[ "$code" != 125 ] || reason=$(grep -m1 -E 'skip:|cannot test|flaky' "$log" | sed 's/^bisect-tests: //' || echo "exit 125")
+	bisect_record "$n" "$role" "$commit" "$code" "$(bisect_field "$result" verdict)" "$(bisect_field "$result" build)" \
+		"$(bisect_field "$result" boot)" "$(bisect_field "$result" checks)" "$(bisect_field "$result" passes)" \
+		"$(bisect_field "$result" tainted)" "$(bisect_field "$result" seconds)" "$compiled" "$log" "$reason" "$release"
+	say_step_result "$n" "$role" "$commit" "$result"
+}
+
+say_step_result() {
+	step "step $1 ($2): ${3:0:12}: $(bisect_field "$4" verdict) (build=$(bisect_field "$4" build) boot=$(bisect_field "$4" boot) checks=$(bisect_field "$4" checks) passes=$(bisect_field "$4" passes) tainted=$(bisect_field "$4" tainted))"
+}
+
+# Field $2 of RESULT fields $1, or "-".
+bisect_field() {
+	local word
+	for word in $1; do
+		[ "${word%%=*}" != "$2" ] || { printf '%s\n' "${word#*=}"; return 0; }
+	done
+	echo -
+}
+
+# bisect-tests/run in the background, so that a signal reaches this
+# shell's trap at once (bash runs traps only between commands).
+bisect_run_tests() {
+	local log=$1
+	(cd "$KB_BISECT_TREE" && exec "$KB_REPO/bisect-tests/run" "${KB_BISECT_RUN_OPTS[@]}") >"$log" 2>&1 &
+	KB_CHILD=$!
+	wait "$KB_CHILD"
+}
+
+# --- The guide's checks --------------------------------------------------
+
+# Why an end's result is wrong: which stage failed, or what skipped.
+bisect_why() {
+	local n=$1 line build boot checks reason log
+	line=$(awk -F'\t' -v n="$n" '$1 == n' "$KB_BISECT_DIR/steps")
+	IFS=$'\t' read -r _ _ _ _ _ build boot checks _ _ _ _ log reason _ <<<"$line"
+	if [ "$build" = fail ]; then echo "its build failed (log: $log)"
+	elif [ "$boot" = fail ]; then echo "its boot failed (log: $log)"
+	elif [ "$checks" = fail ]; then echo "its test failed (log: $log)"
+	elif [ "$reason" != - ]; then echo "it cannot be tested: $reason (log: $log)"
+	else echo "build, boot and test passed (log: $log)"
+	fi
+}
+
+# Both ends first, each with the same config and test.
+bisect_check_ends() {
+	tgit checkout -q --detach "$KB_BISECT_GOOD"
+	bisect_test_head 1 good-end
+	bisect_stop_unless_verdict
+	if [ "$KB_CODE" != 0 ]; then
+		bisect_give_up "the good end ${KB_BISECT_GOOD:0:12} is not good: $(bisect_why 1)"
+	fi
+	bisect_config_steps
+	tgit checkout -q --detach "$KB_BISECT_BAD"
+	bisect_test_head 2 bad-end
+	bisect_stop_unless_verdict
+	if [ "$KB_CODE" != 1 ]; then
+		bisect_give_up "the bad end ${KB_BISECT_BAD:0:12} is not bad: $(bisect_why 2)"
+	fi
+	bisect_config_steps
+}
+
+# A setup error (128) or an interruption of bisect-tests/run is no verdict.
+bisect_stop_unless_verdict() {
+	case $KB_CODE in
+	0 | 1 | 125) ;;
+	*) bisect_stopped "bisect-tests/run exited $KB_CODE (a setup problem, or interrupted), no verdict: see $KB_LAST_LOG: $(grep -v '^\[' "$KB_LAST_LOG" | tail -n 1)" "$KB_CODE" ;;
+	esac
+}
+
+bisect_give_up() {
+	bisect_stopped "$1" 1
+}
+
+# Stop: the report says where and why, git bisect's state is undone.
+bisect_stopped() {
+	local why=$1 code=$2
+	trap - INT TERM
+	tgit bisect log >"$KB_BISECT_DIR/bisect.log" 2>/dev/null || true
+	tgit bisect reset >/dev/null 2>&1 || true
+	bisect_report "stopped at step $(bisect_steps_done), $(tgit rev-parse --short=12 HEAD 2>/dev/null) checked out before the reset: $why"
+	printf 'kbranch: %s\n' "$why" >&2
+	printf '%s\n' "$KB_BISECT_REPORT"
+	exit "$code"
+}
+
+bisect_steps_done() {
+	wc -l <"$KB_BISECT_DIR/steps" | tr -d ' '
+}
+
+# The config the tester's config becomes at HEAD when carried from the
+# nearest tested ancestor's config, against the one made from theirs
+# directly: the same, or the options that differ.
+bisect_config_steps() {
+	local head anc jumped carried hash out
+	head=$(tgit rev-parse HEAD)
+	jumped=$KB_BISECT_DIR/configs/$head.config
+	[ -f "$jumped" ] && [ -n "$KB_BISECT_CONFIG" ] || return 0
+	anc=$(bisect_tested_ancestor "$head") || return 0
+	hash=$(sha256sum <"$KB_BISECT_DIR/configs/$anc.config" | cut -c1-12)
+	if ! out=$(cd "$KB_BISECT_TREE" && "$KB_REPO/bisect-tests/run" --config "$KB_BISECT_DIR/configs/$anc.config" --configure-only 2>&1); then
+		printf '%s from %s: could not be made: %s\n' "${head:0:12}" "${anc:0:12}" "$(tail -n 1 <<<"$out")" >>"$KB_BISECT_DIR/config-steps"
+		return 0
+	fi
+	carried=$KBRANCH_WORK/build/tester-$hash/.config
+	if diff -q <(bisect_config_lines "$jumped") <(bisect_config_lines "$carried") >/dev/null; then
+		printf '%s carried from %s: the same as jumped\n' "${head:0:12}" "${anc:0:12}" >>"$KB_BISECT_DIR/config-steps"
+	else
+		printf '%s carried from %s: DIFFERS from jumped: %s\n' "${head:0:12}" "${anc:0:12}" \
+			"$(diff <(bisect_config_lines "$jumped") <(bisect_config_lines "$carried") | grep '^[<>]' | tr '\n' ' ')" >>"$KB_BISECT_DIR/config-steps"
+	fi
+}
+
+# The nearest ancestor of $1 with a .config kept in this run.
+bisect_tested_ancestor() {
+	local c
+	for c in $(tgit rev-list --first-parent -n 200 "$1^" 2>/dev/null); do
+		[ ! -f "$KB_BISECT_DIR/configs/$c.config" ] || { echo "$c"; return 0; }
+	done
+	return 1
+}
+
+# A .config's options, one "CONFIG_X value" a line ("n" for not set),
+# sorted; its comments and header aside.
+bisect_config_lines() {
+	sed -nE 's/^(CONFIG_[A-Za-z0-9_]+)=(.*)/\1 \2/p; s/^# (CONFIG_[A-Za-z0-9_]+) is not set$/\1 n/p' "$1" | sort
+}
+
+# The options the config gains, loses or changes at the culprit $1.
+bisect_config_delta() {
+	local culprit=$1 parent
+	parent=$(tgit rev-parse "$culprit^")
+	if [ ! -f "$KB_BISECT_DIR/configs/$parent.config" ] || [ ! -f "$KB_BISECT_DIR/configs/$culprit.config" ]; then
+		echo "not known: the parent or the culprit was not configured in this run" >"$KB_BISECT_DIR/config-delta"
+		return 0
+	fi
+	join -a1 -a2 -e n -o 0,1.2,2.2 <(bisect_config_lines "$KB_BISECT_DIR/configs/$parent.config") \
+		<(bisect_config_lines "$KB_BISECT_DIR/configs/$culprit.config") |
+		awk '$2 != $3 { printf "%s: %s -> %s\n", $1, $2, $3; d = 1 } END { if (!d) print "no option changes" }' \
+			>"$KB_BISECT_DIR/config-delta"
+}
+
+# git bisect, step by step: each commit tested, marked, the report written.
+bisect_steps() {
+	local n=3 out=''
+	out=$(tgit bisect bad "$KB_BISECT_BAD" 2>&1 && tgit bisect good "$KB_BISECT_GOOD" 2>&1)
+	while ! KB_BISECT_CULPRIT=$(bisect_first_bad "$out"); do
+		if grep -q "only 'skip'ped commits left" <<<"$out"; then
+			bisect_give_up "only skipped commits are left: the first bad commit is one of them ($(tr '\n' ' ' <<<"$out"))"
+		fi
+		bisect_test_head "$n" step
+		bisect_stop_unless_verdict
+		bisect_config_steps
+		case $KB_CODE in
+		0) out=$(tgit bisect good 2>&1) ;;
+		1) out=$(tgit bisect bad 2>&1) ;;
+		125) out=$(tgit bisect skip 2>&1) ;;
+		esac
+		bisect_report running
+		n=$((n + 1))
+	done
+}
+
+# The culprit's sha from git bisect's words, or fail.
+bisect_first_bad() {
+	sed -n 's/^\([0-9a-f]\{40\}\) is the first bad commit$/\1/p' <<<"$1" | grep .
+}
+
+# The culprit reverted on top of the bad end, built and tested the same way.
+bisect_revert_check() {
+	local n
+	n=$(($(bisect_steps_done) + 1))
+	tgit checkout -q --detach "$KB_BISECT_BAD"
+	if ! tgit revert --no-edit "$KB_BISECT_CULPRIT" >"$KB_BISECT_DIR/logs/revert.log" 2>&1; then
+		tgit revert --abort >/dev/null 2>&1 || true
+		KB_BISECT_REVERT="not run (the revert does not apply on the bad end: $(grep -m1 -E 'CONFLICT|error' "$KB_BISECT_DIR/logs/revert.log" || echo conflict))"
+		return 0
+	fi
+	bisect_test_head "$n" revert
+	bisect_stop_unless_verdict
+	case $KB_CODE in
+	0) KB_BISECT_REVERT=passed ;;
+	1) KB_BISECT_REVERT="failed: the bad end with ${KB_BISECT_CULPRIT:0:12} reverted is still bad, the culprit is not confirmed ($(bisect_why "$n"))" ;;
+	*) KB_BISECT_REVERT="not run (the reverted kernel cannot be tested: $(bisect_why "$n"))" ;;
+	esac
+}
+
+# Interrupted: the child stopped, git bisect's state undone, the report
+# says where.
+bisect_interrupted() {
+	local sig=$1
+	[ -z "${KB_CHILD:-}" ] || kill "-$sig" "$KB_CHILD" 2>/dev/null || true
+	[ -z "${KB_CHILD:-}" ] || wait "$KB_CHILD" 2>/dev/null || true
+	KB_CHILD=''
+	bisect_stopped "interrupted by SIG$sig during step $(($(bisect_steps_done) + 1))" "$([ "$sig" = INT ] && echo 130 || echo 143)"
+}
+
+run() {
+	# shellcheck disable=SC2034 # read by die (lib/common.sh)
+	KB_DIE_STATUS=128
+	bisect_parse "$@"
+	bisect_check_input
+	# shellcheck disable=SC2034 # read by die (lib/common.sh)
+	KB_DIE_STATUS=1
+	KB_BISECT_CONFIG=''
+	[ "${KB_BISECT_RUN_OPTS[0]}" != --config ] || KB_BISECT_CONFIG=${KB_BISECT_RUN_OPTS[1]}
+	KB_BISECT_DIR=$KBRANCH_WORK/bisect/$(date -u +%Y%m%dT%H%M%SZ)-$$
+	mkdir -p "$KB_BISECT_DIR/logs" "$KB_BISECT_DIR/configs"
+	: >"$KB_BISECT_DIR/steps"
+	: "${KB_BISECT_REPORT:=$KB_BISECT_DIR/report.txt}"
+	KB_BISECT_N=$(tgit rev-list --count "$KB_BISECT_GOOD..$KB_BISECT_BAD")
+	KB_BISECT_CULPRIT_LINE='' KB_BISECT_REVERT='' KB_BISECT_CULPRIT_CONFIG='' KB_CHILD=''
+	trap 'bisect_interrupted INT' INT
+	trap 'bisect_interrupted TERM' TERM
+	step "bisect: $KB_BISECT_N commits from ${KB_BISECT_GOOD:0:12} to ${KB_BISECT_BAD:0:12}; report: $KB_BISECT_REPORT"
+	# git bisect start first: its reset puts back whatever HEAD was.
+	tgit bisect start >/dev/null 2>&1
+	bisect_report running
+	bisect_check_ends
+	bisect_report running
+	bisect_steps
+	KB_BISECT_CULPRIT_LINE="$KB_BISECT_CULPRIT $(bisect_subject "$KB_BISECT_CULPRIT")"
+	if [ -f "$KB_BISECT_DIR/configs/$KB_BISECT_CULPRIT.config" ]; then
+		cp "$KB_BISECT_DIR/configs/$KB_BISECT_CULPRIT.config" "$KB_BISECT_DIR/culprit.config"
+		KB_BISECT_CULPRIT_CONFIG=$KB_BISECT_DIR/culprit.config
+	fi
+	bisect_config_delta "$KB_BISECT_CULPRIT"
+	bisect_report running
+	bisect_revert_check
+	tgit bisect log >"$KB_BISECT_DIR/bisect.log" 2>&1 || true
+	trap - INT TERM
+	tgit bisect reset >/dev/null 2>&1
+	bisect_report "done"
+	printf 'first bad commit: %s\n' "$KB_BISECT_CULPRIT_LINE"
+	printf 'revert check: %s\n' "$KB_BISECT_REVERT"
+	printf '%s\n' "$KB_BISECT_REPORT"
+}

@@ -1,0 +1,142 @@
+#!/usr/bin/env bats
+# shellcheck disable=SC2154 # $status, $output, $lines, $stderr: set by bats' run
+# kbranch bisect on planted regressions: scratch commits on top of the
+# series in branch scratch-bisect of the CI work tree (never sent, never in
+# patches/), bisected with a tester's config made from the builtin
+# variant's.  The builds are incremental: 15-verify built builtin, whose
+# build dir seeds the tester's.
+
+load helpers
+
+# Progress of long runs goes to the TAP stream as comments, live.
+progress() {
+	sed -u 's/^/# /' >&3
+}
+
+setup_file() {
+	ensure_applied
+	export KBRANCH_WORK
+	ktree checkout -q -f ext4-rename
+	# The tester's config: builtin's at the tip, with CONFIG_EXT4_DEBUG,
+	# which none of our variants sets.
+	(cd "$KTREE" && "$REPO/bisect-tests/run" --configure-only --variant builtin)
+	sed 's/^# CONFIG_EXT4_DEBUG is not set$/CONFIG_EXT4_DEBUG=y/' "$KBRANCH_WORK/build/builtin/.config" \
+		>"$KBRANCH_CI_SCRATCH/tester-debug.config"
+	grep -qx 'CONFIG_EXT4_DEBUG=y' "$KBRANCH_CI_SCRATCH/tester-debug.config"
+}
+
+setup() {
+	export KBRANCH_WORK
+}
+
+teardown_file() {
+	ktree bisect reset >/dev/null 2>&1 || true
+	ktree checkout -q -f ext4-rename
+	! ktree rev-parse -q --verify refs/heads/scratch-bisect >/dev/null || ktree branch -q -D scratch-bisect
+}
+
+# A commit on branch scratch-bisect: subject $1, then a command run in the
+# tree that makes the change.
+planted() {
+	local subject=$1
+	shift
+	(cd "$KTREE" && "$@")
+	ktree -c user.name=ci -c user.email=ci@localhost commit -q -a -m "$subject"
+}
+
+note() {
+	echo "$1" >>Documentation/filesystems/ext4/index.rst
+}
+
+# C lines $2... put in fs/ext4/super.c's function whose definition starts
+# with $1, after its declarations (its first blank line).
+in_super() {
+	local function=$1
+	shift
+	python3 - "$function" "$@" <<'PY'
+import sys
+function, lines = sys.argv[1], sys.argv[2:]
+src = open('fs/ext4/super.c').read().split('\n')
+i = next(n for n, l in enumerate(src) if l.startswith(function))
+j = next(n for n in range(i, len(src)) if src[n] == '')
+src[j:j] = lines
+open('fs/ext4/super.c', 'w').write('\n'.join(src))
+PY
+}
+
+# Four commits on the series' tip: a note, the bug (read-write and every
+# mount refused, but only where CONFIG_EXT4_DEBUG is set), two notes.
+make_debug_only_bug() {
+	ktree checkout -q -f -B scratch-bisect ext4-rename
+	planted 'scratch: a note in the ext4 docs' note 'scratch note 1'
+	planted 'ext4: planted: refuse every mount under CONFIG_EXT4_DEBUG' in_super 'static int ext4_fill_super(' \
+		'#ifdef CONFIG_EXT4_DEBUG' '	if (fc) return -EINVAL; /* ci: planted, only EXT4_DEBUG compiles it */' '#endif'
+	planted 'scratch: a second note' note 'scratch note 2'
+	planted 'scratch: a third note' note 'scratch note 3'
+	ktree checkout -q -f ext4-rename
+}
+
+# kbranch bisect; stdout in $output/$lines, progress to the TAP stream.
+kbisect() {
+	run --separate-stderr "$KBRANCH" bisect "$@"
+	printf '%s\n' "$stderr" | progress
+	printf '%s\n' "$output"
+}
+
+report_of() {
+	printf '%s\n' "${lines[${#lines[@]} - 1]}"
+}
+
+@test "kbranch bisect: a bug only the tester's config compiles is named, the revert passes, within ceil(log2 n)+3 builds" {
+	local culprit report
+	make_debug_only_bug
+	culprit=$(ktree rev-parse scratch-bisect~2)
+	kbisect --good ext4-rename --bad scratch-bisect --config "$KBRANCH_CI_SCRATCH/tester-debug.config"
+	[ "$status" -eq 0 ]
+	report=$(report_of)
+	cp "$report" "$BATS_FILE_TMPDIR/first-report"
+	cat "$report"
+	[ "${lines[${#lines[@]} - 3]}" = "first bad commit: $culprit ext4: planted: refuse every mount under CONFIG_EXT4_DEBUG" ]
+	[ "${lines[${#lines[@]} - 2]}" = "revert check: passed" ]
+	grep -q '^status: done$' "$report"
+	# n = 4: at most 2 steps, both ends and the revert.
+	grep -qE '^commits in the range: 4; builds: [1-5] \(at most 5' "$report"
+	grep -qE '^ +bad \(exit 1\): .* tainted=[0-9]' "$report"
+	grep -q 'no option changes' "$report"
+	grep -q "^the culprit's .config: .*culprit.config" "$report"
+	grep -q 'CONFIG_EXT4_DEBUG=y' "$(dirname "$report")/culprit.config"
+	grep -q "git bisect bad $culprit" "$report"
+	# git bisect reset done: the tree is back on the branch it was on.
+	[ "$(ktree symbolic-ref --short HEAD)" = ext4-rename ]
+	[ ! -f "$KTREE/.git/BISECT_START" ]
+}
+
+@test "kbranch bisect: the kernel each step boots names its commit (LOCALVERSION)" {
+	local commit release steps=0
+	# Each step's two report lines: "N. role <sha> subject", then its
+	# verdict line with the release its kernel was built as.
+	while read -r commit release; do
+		echo "$commit $release"
+		[[ "$release" == *"-g${commit:0:12}" ]]
+		steps=$((steps + 1))
+	done < <(awk '/^  [0-9]+\. / { c = $3 } /^     .* release=/ { sub(/.* release=/, ""); print c, $0 }' "$BATS_FILE_TMPDIR/first-report")
+	[ "$steps" -ge 4 ]
+}
+
+@test "kbranch bisect: a warm re-run builds nothing and names the same commit" {
+	local culprit report
+	culprit=$(ktree rev-parse scratch-bisect~2)
+	kbisect --good ext4-rename --bad scratch-bisect --config "$KBRANCH_CI_SCRATCH/tester-debug.config"
+	report=$(report_of)
+	[ "$status" -eq 0 ]
+	[ "${lines[${#lines[@]} - 3]}" = "first bad commit: $culprit ext4: planted: refuse every mount under CONFIG_EXT4_DEBUG" ]
+	grep -qE '^commits in the range: 4; builds: 0 .*results reused: [1-9]' "$report"
+}
+
+@test "kbranch bisect: with our own variant's config the same bug is not seen: the bad end is not bad" {
+	kbisect --good ext4-rename --bad scratch-bisect
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"the bad end $(ktree rev-parse --short=12 scratch-bisect) is not bad: build, boot and test passed"* ]]
+	grep -q '^status: stopped at step 2' "$(report_of)"
+	[ "$(ktree symbolic-ref --short HEAD)" = ext4-rename ]
+}
