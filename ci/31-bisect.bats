@@ -33,6 +33,7 @@ teardown_file() {
 	ktree bisect reset >/dev/null 2>&1 || true
 	ktree checkout -q -f ext4-rename
 	! ktree rev-parse -q --verify refs/heads/scratch-bisect >/dev/null || ktree branch -q -D scratch-bisect
+	! ktree rev-parse -q --verify refs/heads/scratch-bisect2 >/dev/null || ktree branch -q -D scratch-bisect2
 }
 
 # A commit on branch scratch-bisect: subject $1, then a command run in the
@@ -57,9 +58,25 @@ in_super() {
 import sys
 function, lines = sys.argv[1], sys.argv[2:]
 src = open('fs/ext4/super.c').read().split('\n')
-i = next(n for n, l in enumerate(src) if l.startswith(function))
+i = next(n for n, l in enumerate(src) if l.startswith(function) and not l.endswith(';'))
 j = next(n for n in range(i, len(src)) if src[n] == '')
 src[j:j] = lines
+open('fs/ext4/super.c', 'w').write('\n'.join(src))
+PY
+}
+
+# C lines $2... put at the top of fs/ext4/super.c's function whose
+# definition starts with $1 (one without declarations), after its brace.
+at_top_of() {
+	local function=$1
+	shift
+	python3 - "$function" "$@" <<'PY'
+import sys
+function, lines = sys.argv[1], sys.argv[2:]
+src = open('fs/ext4/super.c').read().split('\n')
+i = next(n for n, l in enumerate(src) if l.startswith(function) and not l.endswith(';'))
+assert src[i + 1] == '{'
+src[i + 2:i + 2] = lines
 open('fs/ext4/super.c', 'w').write('\n'.join(src))
 PY
 }
@@ -73,6 +90,20 @@ make_debug_only_bug() {
 		'#ifdef CONFIG_EXT4_DEBUG' '	if (fc) return -EINVAL; /* ci: planted, only EXT4_DEBUG compiles it */' '#endif'
 	planted 'scratch: a second note' note 'scratch note 2'
 	planted 'scratch: a third note' note 'scratch note 3'
+	ktree checkout -q -f ext4-rename
+}
+
+# The same first two commits (the same trees, so their results are
+# reused), then a second bug that refuses every mount on its own, in
+# ext4_get_tree: reverting the first on the bad end does not fix it.
+make_two_bugs() {
+	ktree checkout -q -f -B scratch-bisect2 ext4-rename
+	planted 'scratch: a note in the ext4 docs' note 'scratch note 1'
+	planted 'ext4: planted: refuse every mount under CONFIG_EXT4_DEBUG' in_super 'static int ext4_fill_super(' \
+		'#ifdef CONFIG_EXT4_DEBUG' '	if (fc) return -EINVAL; /* ci: planted, only EXT4_DEBUG compiles it */' '#endif'
+	planted 'ext4: planted: refuse every mount in ext4_get_tree too' at_top_of 'static int ext4_get_tree(' \
+		'#ifdef CONFIG_EXT4_DEBUG' '	if (fc) return -EINVAL; /* ci: planted, a second bug */' '#endif'
+	planted 'scratch: a second note' note 'scratch note 2'
 	ktree checkout -q -f ext4-rename
 }
 
@@ -139,4 +170,39 @@ report_of() {
 	[[ "$stderr" == *"the bad end $(ktree rev-parse --short=12 scratch-bisect) is not bad: build, boot and test passed"* ]]
 	grep -q '^status: stopped at step 2' "$(report_of)"
 	[ "$(ktree symbolic-ref --short HEAD)" = ext4-rename ]
+}
+
+@test "kbranch bisect: interrupted, git bisect's state is undone and the report says where it stopped" {
+	local log=$KBRANCH_CI_SCRATCH/bisect-interrupted.log pid status=0 report
+	# --repeat 2: a result not kept before, so step 1 builds and boots.
+	(cd "$KTREE" && exec setsid env --default-signal=INT "$KBRANCH" bisect --good ext4-rename --bad scratch-bisect \
+		--config "$KBRANCH_CI_SCRATCH/tester-debug.config" --repeat 2) >"$log" 2>&1 &
+	pid=$!
+	for _ in $(seq 1 600); do
+		grep -q 'step 1 (good-end): .* (log: ' "$log" && break
+		sleep 0.2
+	done
+	sleep 3
+	kill -INT "$pid"
+	wait "$pid" || status=$?
+	cat "$log"
+	[ "$status" -eq 130 ]
+	report=$(tail -n 1 "$log")
+	cat "$report"
+	grep -q '^status: stopped at step 0, .*interrupted by SIGINT during step 1' "$report"
+	[ "$(ktree symbolic-ref --short HEAD)" = ext4-rename ]
+	[ ! -f "$KTREE/.git/BISECT_START" ]
+}
+
+@test "kbranch bisect: two bad commits: the first is named, and its revert on the bad end fails, so it is reported unconfirmed" {
+	local culprit report
+	make_two_bugs
+	culprit=$(ktree rev-parse scratch-bisect2~2)
+	kbisect --good ext4-rename --bad scratch-bisect2 --config "$KBRANCH_CI_SCRATCH/tester-debug.config"
+	[ "$status" -eq 0 ]
+	report=$(report_of)
+	cat "$report"
+	[ "${lines[${#lines[@]} - 3]}" = "first bad commit: $culprit ext4: planted: refuse every mount under CONFIG_EXT4_DEBUG" ]
+	[[ "${lines[${#lines[@]} - 2]}" == "revert check: failed: the bad end with ${culprit:0:12} reverted is still bad, the culprit is not confirmed"* ]]
+	grep -qE '^commits in the range: 4; builds: [0-5] \(at most 5' "$report"
 }

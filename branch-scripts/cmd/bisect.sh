@@ -150,6 +150,7 @@ bisect_report_text() {
 	done <"$KB_BISECT_DIR/steps"
 	printf '\nfirst bad commit: %s\n' "${KB_BISECT_CULPRIT_LINE:-not found yet}"
 	printf 'revert check: %s\n' "${KB_BISECT_REVERT:-not run yet}"
+	bisect_intermittent
 	printf '\nconfig at the culprit against its parent (what the tester'"'"'s config gains or loses):\n'
 	if [ -f "$KB_BISECT_DIR/config-delta" ]; then sed 's/^/  /' "$KB_BISECT_DIR/config-delta"; else echo "  not known yet"; fi
 	printf '\nconfig carried stepwise against jumped (make olddefconfig):\n'
@@ -157,6 +158,15 @@ bisect_report_text() {
 	printf "\nthe culprit's .config: %s\n" "${KB_BISECT_CULPRIT_CONFIG:-not known yet}"
 	printf '\ngit bisect log:\n'
 	if [ -f "$KB_BISECT_DIR/bisect.log" ]; then sed 's/^/  /' "$KB_BISECT_DIR/bisect.log"; else tgit bisect log 2>/dev/null | sed 's/^/  /' || true; fi
+}
+
+# A bad step that passed some of its boots (--repeat): the culprit was
+# found through an intermittent failure, and the report says so.
+bisect_intermittent() {
+	awk -F'\t' '$4 == 1 && $9 ~ /^[1-9][0-9]*\/[0-9]+$/ {
+		split($9, p, "/")
+		printf "intermittent: step %s (%s, %s) failed %d of its %d boots and passed %d\n", $1, $2, substr($3, 1, 12), p[2] - p[1], p[2], p[1]
+	}' "$KB_BISECT_DIR/steps"
 }
 
 bisect_count_builds() {
@@ -246,11 +256,15 @@ bisect_field() {
 }
 
 # bisect-tests/run in the background, so that a signal reaches this
-# shell's trap at once (bash runs traps only between commands).
+# shell's trap at once (bash runs a trap only after a foreground command
+# ends), and in a process group of its own (set -m), so that the trap
+# stops it with its make, compilers and QEMU.
 bisect_run_tests() {
 	local log=$1
+	set -m
 	(cd "$KB_BISECT_TREE" && exec "$KB_REPO/bisect-tests/run" "${KB_BISECT_RUN_OPTS[@]}") >"$log" 2>&1 &
 	KB_CHILD=$!
+	set +m
 	wait "$KB_CHILD"
 }
 
@@ -412,11 +426,11 @@ bisect_revert_check() {
 	esac
 }
 
-# Interrupted: the child stopped, git bisect's state undone, the report
-# says where.
+# Interrupted: the child's process group stopped (by SIGTERM: bisect-tests/run
+# says so and dies of it), git bisect's state undone, the report says where.
 bisect_interrupted() {
 	local sig=$1
-	[ -z "${KB_CHILD:-}" ] || kill "-$sig" "$KB_CHILD" 2>/dev/null || true
+	[ -z "${KB_CHILD:-}" ] || kill -TERM -- "-$KB_CHILD" 2>/dev/null || true
 	[ -z "${KB_CHILD:-}" ] || wait "$KB_CHILD" 2>/dev/null || true
 	KB_CHILD=''
 	bisect_stopped "interrupted by SIG$sig during step $(($(bisect_steps_done) + 1))" "$([ "$sig" = INT ] && echo 130 || echo 143)"
