@@ -135,10 +135,37 @@ tester_result_extra() {
 	BT_RESULT_EXTRA=" tainted=${t:-unknown}"
 }
 
-# The initramfs lines the reproducer needs: itself as /reproducer, and
-# busybox as /bin/sh (its other applets are installed at boot).
+# Tools a reproducer may need that busybox lacks, taken from the host
+# with their shared libraries when the host has them (the acl package):
+# setfacl and getfacl, to check POSIX ACLs.
+BT_TESTER_HOST_TOOLS=(setfacl getfacl)
+
+# The initramfs lines the reproducer needs: itself as /reproducer, busybox
+# as /bin/sh (its other applets are installed at boot), and the host tools.
 tester_initramfs_list() {
 	[ -n "$BT_TEST_SCRIPT" ] || return 0
 	printf 'file /reproducer %s 0755 0 0\n' "$BT_TEST_SCRIPT"
 	printf 'slink /bin/sh /bin/busybox 0777 0 0\n'
+	tester_host_tools_list
+}
+
+# gen_init_cpio lines for each host tool found and the libraries ldd
+# names for it (their directories first); nothing for a tool not there.
+tester_host_tools_list() {
+	local tool path libs=() lib dirs
+	for tool in "${BT_TESTER_HOST_TOOLS[@]}"; do
+		path=$(command -v "$tool") || continue
+		printf 'file /bin/%s %s 0755 0 0\n' "$tool" "$(readlink -f "$path")"
+		mapfile -t -O "${#libs[@]}" libs < <(ldd "$path" 2>/dev/null | grep -oE '/[^ ]+' || true)
+	done
+	[ "${#libs[@]}" -gt 0 ] || return 0
+	dirs=$(printf '%s\n' "${libs[@]}" | xargs -n1 dirname | sort -u)
+	# Every parent of each directory, shortest first (/lib before /lib/x86_64-linux-gnu).
+	while IFS= read -r lib; do
+		while [ "$lib" != / ]; do echo "$lib"; lib=$(dirname "$lib"); done
+	done <<<"$dirs" | sort -u | awk '{ print length, $0 }' | sort -n | cut -d' ' -f2- |
+		sed 's|.*|dir & 0755 0 0|'
+	printf '%s\n' "${libs[@]}" | sort -u | while IFS= read -r lib; do
+		printf 'file %s %s 0755 0 0\n' "$lib" "$(readlink -f "$lib")"
+	done
 }

@@ -147,6 +147,7 @@ bisect_report_text() {
 			"$verdict" "$code" "$build" "$boot" "$checks" "$passes" "$tainted" "$seconds" "$compiled" "$release"
 		[ "$reason" = - ] || printf '     why: %s\n' "$reason"
 		printf '     log: %s\n' "$log"
+		[ ! -d "${log%.log}.consoles" ] || printf '     consoles: %s\n' "${log%.log}.consoles"
 	done <"$KB_BISECT_DIR/steps"
 	printf '\nfirst bad commit: %s\n' "${KB_BISECT_CULPRIT_LINE:-not found yet}"
 	printf 'revert check: %s\n' "${KB_BISECT_REVERT:-not run yet}"
@@ -230,11 +231,13 @@ bisect_test_head() {
 		cat "$KBRANCH_WORK/build/$(bisect_field "$result" variant)/include/config/kernel.release" \
 			>"$cache.tmp.$$/release" 2>/dev/null || echo - >"$cache.tmp.$$/release"
 		[ ! -f "$(bisect_field "$result" config)" ] || cp "$(bisect_field "$result" config)" "$cache.tmp.$$/config"
+		bisect_keep_consoles "$rdir" "$cache.tmp.$$/consoles"
 		rm -rf "$cache" && mv "$cache.tmp.$$" "$cache"
 	fi
 	KB_CODE=$code
 	release=$(cat "$cache/release" 2>/dev/null || echo -)
 	[ ! -f "$cache/config" ] || cp "$cache/config" "$KB_BISECT_DIR/configs/$commit.config"
+	[ ! -d "$cache/consoles" ] || cp -r "$cache/consoles" "${log%.log}.consoles"
 	[ "$code" != 125 ] || reason=$(grep -m1 -E 'skip:|cannot test|flaky' "$log" | sed 's/^bisect-tests: //' || echo "exit 125")
 	bisect_record "$n" "$role" "$commit" "$code" "$(bisect_field "$result" verdict)" "$(bisect_field "$result" build)" \
 		"$(bisect_field "$result" boot)" "$(bisect_field "$result" checks)" "$(bisect_field "$result" passes)" \
@@ -244,6 +247,18 @@ bisect_test_head() {
 
 say_step_result() {
 	step "step $1 ($2): ${3:0:12}: $(bisect_field "$4" verdict) (build=$(bisect_field "$4" build) boot=$(bisect_field "$4" boot) checks=$(bisect_field "$4" checks) passes=$(bisect_field "$4" passes) tainted=$(bisect_field "$4" tainted))"
+}
+
+# The consoles of run dir $1 (each boot's, with --repeat), into $2: the
+# run dir keeps the last step only.
+bisect_keep_consoles() {
+	local rdir=$1 dest=$2 f rel
+	[ -d "$rdir" ] || return 0
+	while IFS= read -r f; do
+		rel=${f#"$rdir"/}
+		mkdir -p "$dest/$(dirname "$rel")"
+		cp "$f" "$dest/$rel"
+	done < <(find "$rdir" -name '*.console' -o -name console.log)
 }
 
 # Field $2 of RESULT fields $1, or "-".
