@@ -478,9 +478,9 @@ exit_code_items() {
 	grep -q 'pull-request  *REFUSED  *the gate failed: preflight check' <<<"$output"
 }
 
-# The reuse rules of kbranch verify's notes, on a scratch repository with
-# lines written as note_record writes them.
-@test "notes: a tree passed once is reused; a bad or skipped line for the same key wins; a chain matches only itself; a reuse is recorded once" {
+# notes.sh, with fixed tests and tools versions, over a scratch kernel
+# tree (not yet made: $KTREE).
+notes_scratch() {
 	KBRANCH_WORK=$BATS_TEST_TMPDIR
 	# shellcheck source=branch-scripts/lib/common.sh
 	source "$REPO/branch-scripts/lib/common.sh"
@@ -489,6 +489,12 @@ exit_code_items() {
 	KB_TOOLCHAIN=gcc-1,qemu-2,busybox-3
 	# shellcheck source=branch-scripts/lib/notes.sh
 	source "$REPO/branch-scripts/lib/notes.sh"
+}
+
+# The reuse rules of kbranch verify's notes, on a scratch repository with
+# lines written as note_record writes them.
+@test "notes: a tree passed once is reused; a bad or skipped line for the same key wins; a chain matches only itself; a reuse is recorded once" {
+	notes_scratch
 	git init -q "$KTREE"
 	kgit commit -q --allow-empty -m one
 	kgit commit -q --allow-empty -m 'same tree'
@@ -519,14 +525,7 @@ exit_code_items() {
 }
 
 @test "notes: one reader of a line's fields, and one pass over the notes gives the verdicts and the latest line" {
-	KBRANCH_WORK=$BATS_TEST_TMPDIR
-	# shellcheck source=branch-scripts/lib/common.sh
-	source "$REPO/branch-scripts/lib/common.sh"
-	KTREE=$BATS_TEST_TMPDIR/notes-tree
-	KB_TESTS_VERSION=abc123
-	KB_TOOLCHAIN=gcc-1,qemu-2,busybox-3
-	# shellcheck source=branch-scripts/lib/notes.sh
-	source "$REPO/branch-scripts/lib/notes.sh"
+	notes_scratch
 	# A line's fields: the first of a key with a value wins; the first word
 	# is a field too when it is one (a RESULT line's fields alone).
 	note_parse 'kbranch-verify tree=t variant=builtin empty= verdict=good seconds=9 verdict=bad a=b=c'
