@@ -9,10 +9,12 @@
 # At the tip a carried-* point also compares the configs made at every
 # earlier commit: the same chain as an inner commit is another check.
 carry_chain_key() {
-	local variant=$1 commit=$2 is_tip=$3 source=$1
-	[ "$(variant_kind "$variant")" = kconfig ] || is_tip=-
-	[ "$(variant_source "$variant" || true)" != debian ] ||
-		source+=-$(sha256sum <"$KBRANCH_DEBIAN_CONFIG" 2>/dev/null | cut -c1-12)
+	local variant=$1 commit=$2 is_tip=$3 source=$1 kind from
+	# Looked up first, not inside the tests: set -e holds in them there.
+	kind=$(variant_kind "$variant")
+	from=$(variant_source "$variant")
+	[ "$kind" = kconfig ] || is_tip=-
+	[ "$from" != debian ] || source+=-$(sha256sum <"$KBRANCH_DEBIAN_CONFIG" 2>/dev/null | cut -c1-12)
 	{
 		printf '%s %s %s tip=%s\n' "$source" "$(tests_version)" "$(toolchain)" "$is_tip"
 		kgit log --reverse --format=%T "$KB_BASE_TAG^..$commit"
@@ -28,8 +30,9 @@ carry_state_dir() {
 # The files that make up a carried variant's state after commit k,
 # relative to the carry dir.
 carry_state_files() {
-	local variant=$1 k=$2 dir
-	if [ "$(variant_kind "$variant")" = carried ]; then
+	local variant=$1 k=$2 dir kind
+	kind=$(variant_kind "$variant")
+	if [ "$kind" = carried ]; then
 		carry_oldconfig_name "$variant"
 		return
 	fi
@@ -54,10 +57,13 @@ carry_save() {
 # Put back the state kept for key; fails (restoring nothing) without one.
 # A warm re-run restores one at every carried point: one process.
 carry_restore() {
-	local variant=$1 key=$2 k=$3 state
+	local variant=$1 key=$2 k=$3 state kind
 	state=$(carry_state_dir "$variant" "$key")
 	[ -d "$state" ] || return 1
 	# A new chain starts at the base: no fresh config of another one stays.
-	[ "$k" != 0 ] || [ "$(variant_kind "$variant")" != kconfig ] || rm -rf "$(carry_dir)/$(variant_source "$variant")/fresh"
+	if [ "$k" = 0 ]; then
+		kind=$(variant_kind "$variant")
+		[ "$kind" != kconfig ] || rm -rf "$(carry_dir)/$(variant_source "$variant")/fresh"
+	fi
 	cp -R "$state/." "$(carry_dir)/"
 }

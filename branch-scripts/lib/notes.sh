@@ -53,13 +53,14 @@ variant_has() {
 	[[ ",$(variant_field "$1" traits)," == *",$2,"* ]]
 }
 
-# The config a kconfig variant carries: its source= trait.
+# The config a kconfig variant carries: its source= trait; nothing for a
+# variant without one (a lookup, not a test, so that callers need not call
+# it in a condition, where set -e would not hold).
 variant_source() {
 	local trait
 	for trait in $(variant_field "$1" traits | tr ',' ' '); do
 		[[ "$trait" != source=* ]] || { printf '%s\n' "${trait#source=}"; return 0; }
 	done
-	return 1
 }
 
 # The version of the tests: a hash of everything under bisect-tests/,
