@@ -89,3 +89,8 @@ bisect_refused() {
 	run tester_is_kernel_config "$BATS_TEST_TMPDIR/comment"
 	[ "$status" -eq 1 ]
 }
+
+@test "kbranch bisect: --test or --repeat with a Debian machine variant is refused" {
+	bisect_refused --good HEAD~2 --bad HEAD --variant debian-ext4 --repeat 2
+	[[ "$stderr" == *"--test and --repeat run in our busybox guest; debian-ext4 is a Debian machine"* ]]
+}

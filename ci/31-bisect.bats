@@ -7,22 +7,12 @@
 # build dir seeds the tester's.
 
 load helpers
-
-# Progress of long runs goes to the TAP stream as comments, live.
-progress() {
-	sed -u 's/^/# /' >&3
-}
+load bisect-helpers
 
 setup_file() {
 	ensure_applied
 	export KBRANCH_WORK
-	ktree checkout -q -f ext4-rename
-	# The tester's config: builtin's at the tip, with CONFIG_EXT4_DEBUG,
-	# which none of our variants sets.
-	(cd "$KTREE" && "$REPO/bisect-tests/run" --configure-only --variant builtin)
-	sed 's/^# CONFIG_EXT4_DEBUG is not set$/CONFIG_EXT4_DEBUG=y/' "$KBRANCH_WORK/build/builtin/.config" \
-		>"$KBRANCH_CI_SCRATCH/tester-debug.config"
-	grep -qx 'CONFIG_EXT4_DEBUG=y' "$KBRANCH_CI_SCRATCH/tester-debug.config"
+	tester_debug_config
 }
 
 setup() {
@@ -30,55 +20,7 @@ setup() {
 }
 
 teardown_file() {
-	ktree bisect reset >/dev/null 2>&1 || true
-	ktree checkout -q -f ext4-rename
-	! ktree rev-parse -q --verify refs/heads/scratch-bisect >/dev/null || ktree branch -q -D scratch-bisect
-	! ktree rev-parse -q --verify refs/heads/scratch-bisect2 >/dev/null || ktree branch -q -D scratch-bisect2
-}
-
-# A commit on branch scratch-bisect: subject $1, then a command run in the
-# tree that makes the change.
-planted() {
-	local subject=$1
-	shift
-	(cd "$KTREE" && "$@")
-	ktree -c user.name=ci -c user.email=ci@localhost commit -q -a -m "$subject"
-}
-
-note() {
-	echo "$1" >>Documentation/filesystems/ext4/index.rst
-}
-
-# C lines $2... put in fs/ext4/super.c's function whose definition starts
-# with $1, after its declarations (its first blank line).
-in_super() {
-	local function=$1
-	shift
-	python3 - "$function" "$@" <<'PY'
-import sys
-function, lines = sys.argv[1], sys.argv[2:]
-src = open('fs/ext4/super.c').read().split('\n')
-i = next(n for n, l in enumerate(src) if l.startswith(function) and not l.endswith(';'))
-j = next(n for n in range(i, len(src)) if src[n] == '')
-src[j:j] = lines
-open('fs/ext4/super.c', 'w').write('\n'.join(src))
-PY
-}
-
-# C lines $2... put at the top of fs/ext4/super.c's function whose
-# definition starts with $1 (one without declarations), after its brace.
-at_top_of() {
-	local function=$1
-	shift
-	python3 - "$function" "$@" <<'PY'
-import sys
-function, lines = sys.argv[1], sys.argv[2:]
-src = open('fs/ext4/super.c').read().split('\n')
-i = next(n for n, l in enumerate(src) if l.startswith(function) and not l.endswith(';'))
-assert src[i + 1] == '{'
-src[i + 2:i + 2] = lines
-open('fs/ext4/super.c', 'w').write('\n'.join(src))
-PY
+	bisect_tree_reset scratch-bisect scratch-bisect2
 }
 
 # Four commits on the series' tip: a note, the bug (read-write and every
@@ -86,7 +28,7 @@ PY
 make_debug_only_bug() {
 	ktree checkout -q -f -B scratch-bisect ext4-rename
 	planted 'scratch: a note in the ext4 docs' note 'scratch note 1'
-	planted 'ext4: planted: refuse every mount under CONFIG_EXT4_DEBUG' in_super 'static int ext4_fill_super(' \
+	planted 'ext4: planted: refuse every mount under CONFIG_EXT4_DEBUG' in_function after-declarations 'static int ext4_fill_super(' \
 		'#ifdef CONFIG_EXT4_DEBUG' '	if (fc) return -EINVAL; /* ci: planted, only EXT4_DEBUG compiles it */' '#endif'
 	planted 'scratch: a second note' note 'scratch note 2'
 	planted 'scratch: a third note' note 'scratch note 3'
@@ -99,23 +41,12 @@ make_debug_only_bug() {
 make_two_bugs() {
 	ktree checkout -q -f -B scratch-bisect2 ext4-rename
 	planted 'scratch: a note in the ext4 docs' note 'scratch note 1'
-	planted 'ext4: planted: refuse every mount under CONFIG_EXT4_DEBUG' in_super 'static int ext4_fill_super(' \
+	planted 'ext4: planted: refuse every mount under CONFIG_EXT4_DEBUG' in_function after-declarations 'static int ext4_fill_super(' \
 		'#ifdef CONFIG_EXT4_DEBUG' '	if (fc) return -EINVAL; /* ci: planted, only EXT4_DEBUG compiles it */' '#endif'
-	planted 'ext4: planted: refuse every mount in ext4_get_tree too' at_top_of 'static int ext4_get_tree(' \
+	planted 'ext4: planted: refuse every mount in ext4_get_tree too' in_function top 'static int ext4_get_tree(' \
 		'#ifdef CONFIG_EXT4_DEBUG' '	if (fc) return -EINVAL; /* ci: planted, a second bug */' '#endif'
 	planted 'scratch: a second note' note 'scratch note 2'
 	ktree checkout -q -f ext4-rename
-}
-
-# kbranch bisect; stdout in $output/$lines, progress to the TAP stream.
-kbisect() {
-	run --separate-stderr "$KBRANCH" bisect "$@"
-	printf '%s\n' "$stderr" | progress
-	printf '%s\n' "$output"
-}
-
-report_of() {
-	printf '%s\n' "${lines[${#lines[@]} - 1]}"
 }
 
 @test "kbranch bisect: a bug only the tester's config compiles is named, the revert passes, within ceil(log2 n)+3 builds" {
@@ -127,8 +58,8 @@ report_of() {
 	report=$(report_of)
 	cp "$report" "$BATS_FILE_TMPDIR/first-report"
 	cat "$report"
-	[ "${lines[${#lines[@]} - 3]}" = "first bad commit: $culprit ext4: planted: refuse every mount under CONFIG_EXT4_DEBUG" ]
-	[ "${lines[${#lines[@]} - 2]}" = "revert check: passed" ]
+	[ "$(first_bad_line)" = "first bad commit: $culprit ext4: planted: refuse every mount under CONFIG_EXT4_DEBUG" ]
+	[ "$(revert_line)" = "revert check: passed" ]
 	grep -q '^status: done$' "$report"
 	# n = 4: at most 2 steps, both ends and the revert.
 	grep -qE '^commits in the range: 4; builds: [1-5] \(at most 5' "$report"
@@ -160,7 +91,7 @@ report_of() {
 	kbisect --good ext4-rename --bad scratch-bisect --config "$KBRANCH_CI_SCRATCH/tester-debug.config"
 	report=$(report_of)
 	[ "$status" -eq 0 ]
-	[ "${lines[${#lines[@]} - 3]}" = "first bad commit: $culprit ext4: planted: refuse every mount under CONFIG_EXT4_DEBUG" ]
+	[ "$(first_bad_line)" = "first bad commit: $culprit ext4: planted: refuse every mount under CONFIG_EXT4_DEBUG" ]
 	grep -qE '^commits in the range: 4; builds: 0 .*results reused: [1-9]' "$report"
 }
 
@@ -202,7 +133,7 @@ report_of() {
 	[ "$status" -eq 0 ]
 	report=$(report_of)
 	cat "$report"
-	[ "${lines[${#lines[@]} - 3]}" = "first bad commit: $culprit ext4: planted: refuse every mount under CONFIG_EXT4_DEBUG" ]
-	[[ "${lines[${#lines[@]} - 2]}" == "revert check: failed: the bad end with ${culprit:0:12} reverted is still bad, the culprit is not confirmed"* ]]
+	[ "$(first_bad_line)" = "first bad commit: $culprit ext4: planted: refuse every mount under CONFIG_EXT4_DEBUG" ]
+	[[ "$(revert_line)" == "revert check: failed: the bad end with ${culprit:0:12} reverted is still bad, the culprit is not confirmed"* ]]
 	grep -qE '^commits in the range: 4; builds: [0-5] \(at most 5' "$report"
 }

@@ -6,14 +6,12 @@
 # (builtin's with CONFIG_EXT4_DEBUG, whose build dir 31-bisect made).
 
 load helpers
+load bisect-helpers
 
 setup_file() {
 	ensure_applied
 	export KBRANCH_WORK
-	ktree checkout -q -f ext4-rename
-	(cd "$KTREE" && "$REPO/bisect-tests/run" --configure-only --variant builtin)
-	sed 's/^# CONFIG_EXT4_DEBUG is not set$/CONFIG_EXT4_DEBUG=y/' "$KBRANCH_WORK/build/builtin/.config" \
-		>"$KBRANCH_CI_SCRATCH/tester-debug.config"
+	tester_debug_config
 	# The reproducer: mount the plain scratch disk, write, read back.
 	cat >"$KBRANCH_CI_SCRATCH/mount-repro.sh" <<'EOF'
 #!/bin/sh
@@ -29,41 +27,7 @@ setup() {
 }
 
 teardown_file() {
-	ktree bisect reset >/dev/null 2>&1 || true
-	ktree checkout -q -f ext4-rename
-	! ktree rev-parse -q --verify refs/heads/scratch-repeat >/dev/null || ktree branch -q -D scratch-repeat
-}
-
-progress() {
-	sed -u 's/^/# /' >&3
-}
-
-# A commit: subject $1, then a command run in the tree that makes it.
-planted() {
-	local subject=$1
-	shift
-	(cd "$KTREE" && "$@")
-	ktree -c user.name=ci -c user.email=ci@localhost commit -q -a -m "$subject"
-}
-
-note() {
-	echo "$1" >>Documentation/filesystems/ext4/index.rst
-}
-
-# C lines $2... at the top of fs/ext4/super.c's function whose definition
-# starts with $1 and has no declarations, after its brace.
-at_top_of() {
-	local function=$1
-	shift
-	python3 - "$function" "$@" <<'PY'
-import sys
-function, lines = sys.argv[1], sys.argv[2:]
-src = open('fs/ext4/super.c').read().split('\n')
-i = next(n for n, l in enumerate(src) if l.startswith(function) and not l.endswith(';'))
-assert src[i + 1] == '{'
-src[i + 2:i + 2] = lines
-open('fs/ext4/super.c', 'w').write('\n'.join(src))
-PY
+	bisect_tree_reset scratch-repeat
 }
 
 # Branch scratch-repeat: (for the flaky one, a note,) a bug in ext4_get_tree under
@@ -79,7 +43,7 @@ make_mount_bug() {
 	ktree checkout -q -f -B scratch-repeat ext4-rename
 	# The flaky bug's bisect has a step to take; the other needs none.
 	[ "$1" = always ] || planted 'scratch: a note in the ext4 docs' note 'scratch note 1'
-	planted "ext4: planted: refuse mounts ($1) under CONFIG_EXT4_DEBUG" at_top_of 'static int ext4_get_tree(' \
+	planted "ext4: planted: refuse mounts ($1) under CONFIG_EXT4_DEBUG" in_function top 'static int ext4_get_tree(' \
 		'#ifdef CONFIG_EXT4_DEBUG' "	if ($condition) return -EINVAL; /* ci: planted */" '#endif'
 	if [ "$1" = flaky ]; then
 		(cd "$KTREE" && python3 - <<'PY'
@@ -106,16 +70,6 @@ PY
 	ktree checkout -q -f ext4-rename
 }
 
-kbisect() {
-	run --separate-stderr "$KBRANCH" bisect "$@"
-	printf '%s\n' "$stderr" | progress
-	printf '%s\n' "$output"
-}
-
-report_of() {
-	printf '%s\n' "${lines[${#lines[@]} - 1]}"
-}
-
 @test "kbranch bisect --test --repeat 2: the reproducer runs in the guest at every boot; bad steps pass 0/2, good ones 2/2" {
 	# One commit: both ends, and the revert, whose tree is the good end's,
 	# its result reused: two builds.
@@ -127,8 +81,8 @@ report_of() {
 	[ "$status" -eq 0 ]
 	report=$(report_of)
 	cat "$report"
-	[ "${lines[${#lines[@]} - 3]}" = "first bad commit: $culprit ext4: planted: refuse mounts (always) under CONFIG_EXT4_DEBUG" ]
-	[ "${lines[${#lines[@]} - 2]}" = "revert check: passed" ]
+	[ "$(first_bad_line)" = "first bad commit: $culprit ext4: planted: refuse mounts (always) under CONFIG_EXT4_DEBUG" ]
+	[ "$(revert_line)" = "revert check: passed" ]
 	grep -qE '^ +good \(exit 0\): .* passes=2/2 tainted=[0-9]+,[0-9]+ ' "$report"
 	grep -qE '^ +bad \(exit 1\): .* passes=0/2 ' "$report"
 	grep -q 'test: .*mount-repro.sh; repeat: 2' "$report"
@@ -150,7 +104,7 @@ report_of() {
 	report=$(report_of)
 	cat "$report"
 	[ "$status" -eq 0 ]
-	[ "${lines[${#lines[@]} - 3]}" = "first bad commit: $culprit ext4: planted: refuse mounts (flaky) under CONFIG_EXT4_DEBUG" ]
+	[ "$(first_bad_line)" = "first bad commit: $culprit ext4: planted: refuse mounts (flaky) under CONFIG_EXT4_DEBUG" ]
 	grep -qE '^ +bad \(exit 1\): .* passes=[0-3]/4 ' "$report"
 	grep -qE '^ +good \(exit 0\): .* passes=4/4 ' "$report"
 	grep -qE '^intermittent: ' "$report"

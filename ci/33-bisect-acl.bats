@@ -8,6 +8,7 @@
 # getfacl are the host's (the acl package), with their libraries.
 
 load helpers
+load bisect-helpers
 
 setup_file() {
 	ensure_applied
@@ -35,24 +36,7 @@ setup() {
 }
 
 teardown_file() {
-	ktree bisect reset >/dev/null 2>&1 || true
-	ktree checkout -q -f ext4-rename
-	! ktree rev-parse -q --verify refs/heads/scratch-acl >/dev/null || ktree branch -q -D scratch-acl
-}
-
-progress() {
-	sed -u 's/^/# /' >&3
-}
-
-planted() {
-	local subject=$1
-	shift
-	(cd "$KTREE" && "$@")
-	ktree -c user.name=ci -c user.email=ci@localhost commit -q -a -m "$subject"
-}
-
-note() {
-	echo "$1" >>Documentation/filesystems/ext4/index.rst
+	bisect_tree_reset scratch-acl
 }
 
 # The old ACL option keeps its prompt but no longer selects the new one.
@@ -79,15 +63,13 @@ PY
 	planted 'scratch: a second note' note 'scratch note 2'
 	ktree checkout -q -f ext4-rename
 	culprit=$(ktree rev-parse scratch-acl~1)
-	run --separate-stderr "$KBRANCH" bisect --good ext4-rename --bad scratch-acl \
+	kbisect --good ext4-rename --bad scratch-acl \
 		--config "$KBRANCH_CI_SCRATCH/tester-old-era.config" --test "$KBRANCH_CI_SCRATCH/acl-repro.sh"
-	printf '%s\n' "$stderr" | progress
-	printf '%s\n' "$output"
 	[ "$status" -eq 0 ]
-	report=${lines[${#lines[@]} - 1]}
+	report=$(report_of)
 	cat "$report"
-	[ "${lines[${#lines[@]} - 3]}" = "first bad commit: $culprit ext4: planted: the ext4dev ACL option stops selecting EXT4_FS_POSIX_ACL" ]
-	[ "${lines[${#lines[@]} - 2]}" = "revert check: passed" ]
+	[ "$(first_bad_line)" = "first bad commit: $culprit ext4: planted: the ext4dev ACL option stops selecting EXT4_FS_POSIX_ACL" ]
+	[ "$(revert_line)" = "revert check: passed" ]
 	grep -qx '  CONFIG_EXT4_FS_POSIX_ACL: y -> n' "$report"
 	# Carried from the good end's config, the new option was written there
 	# and stays: stepping and jumping differ at this Kconfig step, and the

@@ -13,9 +13,10 @@
 #    test, or it stops and says which end is wrong and why (build, boot or
 #    test), before bisecting;
 #  - each step: the tester's config taken to the commit with "make
-#    olddefconfig", checked to be the same as when carried from the
-#    nearest tested ancestor's config; a kernel release naming the
-#    commit; a skip only with its reason; /proc/sys/kernel/tainted;
+#    olddefconfig", and compared with the config carried there from the
+#    nearest tested ancestor's (the report says where jumping and
+#    stepping differ); a kernel release naming the commit; a skip only
+#    with its reason; /proc/sys/kernel/tainted;
 #  - the end: the culprit reverted on top of B, built and tested the same
 #    way: "passed" confirms it, "failed" says it is not confirmed; the
 #    options the config gains or loses at the culprit against its parent.
@@ -26,6 +27,10 @@
 # the number of builds, git bisect log, and the culprit's .config beside it.
 # A commit's result is kept by its tree, config, test, repeat and the
 # tests' version: a re-run builds nothing it built before.
+#
+# The guest is our busybox one; --variant NAME without --config bisects
+# with one of our variants' configs, and a Debian machine variant
+# (kind debian) runs its scenarios: --test and --repeat are refused there.
 #
 # Its last lines on stdout: "first bad commit: <sha> <subject>", "revert
 # check: passed|failed|not run (why)", then the report's path.  Exit 0
@@ -117,8 +122,9 @@ bisect_has_series() {
 # checks passes tainted seconds compiled log reason release; no field is
 # empty ("-"), since read joins a run of tabs into one.
 bisect_record() {
-	local IFS=$'\t'
-	printf '%s\n' "$*" >>"$KB_BISECT_DIR/steps"
+	local IFS=$'\t' fields=() f
+	for f in "$@"; do fields+=("${f:--}"); done
+	printf '%s\n' "${fields[*]}" >>"$KB_BISECT_DIR/steps"
 }
 
 bisect_subject() {
