@@ -177,11 +177,11 @@ bisect_intermittent() {
 }
 
 bisect_count_builds() {
-	awk -F'\t' '$12 != "reused" { n++ } END { print n + 0 }' "$KB_BISECT_DIR/steps"
+	awk -F'\t' '$12 !~ /^reused/ { n++ } END { print n + 0 }' "$KB_BISECT_DIR/steps"
 }
 
 bisect_count_reused() {
-	awk -F'\t' '$12 == "reused" { n++ } END { print n + 0 }' "$KB_BISECT_DIR/steps"
+	awk -F'\t' '$12 ~ /^reused/ { n++ } END { print n + 0 }' "$KB_BISECT_DIR/steps"
 }
 
 # ceil(log2 n) + 3.
@@ -219,7 +219,8 @@ bisect_test_head() {
 		cp "$cache/log" "$log"
 		code=$(cat "$cache/code")
 		result=$(cat "$cache/result")
-		compiled=reused
+		# Made at a commit with the same tree: its release names that one.
+		compiled=reused-from-$(cut -c1-12 "$cache/commit" 2>/dev/null || echo unknown)
 		step "step $n ($role): ${commit:0:12}: the result kept for this tree, config and test: $(bisect_field "$result" verdict)"
 	else
 		step "step $n ($role): ${commit:0:12} $(bisect_subject "$commit") (log: $log)"
@@ -233,6 +234,7 @@ bisect_test_head() {
 		cp "$log" "$cache.tmp.$$/log"
 		printf '%s\n' "$result" >"$cache.tmp.$$/result"
 		printf '%s\n' "$code" >"$cache.tmp.$$/code"
+		printf '%s\n' "$commit" >"$cache.tmp.$$/commit"
 		# The release this step's kernel booted as: it names the commit.
 		cat "$KBRANCH_WORK/build/$(bisect_field "$result" variant)/include/config/kernel.release" \
 			>"$cache.tmp.$$/release" 2>/dev/null || echo - >"$cache.tmp.$$/release"
