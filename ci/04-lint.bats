@@ -414,7 +414,7 @@ set_e_findings() {
 @test "set -e holds: kbranch and the sourced files made clean call no function where set -e stops holding" {
 	cd "$REPO"
 	run set_e_findings branch-scripts/kbranch branch-scripts/lib/notes.sh branch-scripts/lib/kbuild.sh \
-		branch-scripts/lib/carry.sh branch-scripts/lib/carry-state.sh bisect-tests/lib/compiler.sh bisect-tests/lib/compat.sh
+		branch-scripts/lib/carry.sh branch-scripts/lib/carry-state.sh branch-scripts/lib/jobs.sh bisect-tests/lib/compiler.sh bisect-tests/lib/compat.sh
 	echo "$output"
 	run grep -v '^0 ' <<<"$output"
 	[ -z "$output" ]

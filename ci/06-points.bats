@@ -46,3 +46,18 @@ finish() {
 	[ "$status" -eq 1 ]
 	[ "$output" = "not ok 3 - c0ffee ext4: a commit [builtin]: its verdict (good) could not be recorded in refs/notes/kbranch" ]
 }
+
+@test "points: a KBRANCH_JOBS that is no number stops verify before any point starts, in one line" {
+	# In a shell of its own, under set -e as kbranch runs it (verify.sh's
+	# run() stands in bats' way here).
+	local err=$BATS_TEST_TMPDIR/err status=0
+	KBRANCH_JOBS=x VERIFY_OUT=$BATS_TEST_TMPDIR bash -c 'set -euo pipefail
+		. "$1/branch-scripts/lib/common.sh"
+		. "$1/branch-scripts/lib/jobs.sh"
+		points_start 1 touch "$2"
+		wait' _ "$REPO" "$BATS_TEST_TMPDIR/started" 2>"$err" || status=$?
+	cat "$err"
+	[ "$status" -eq 1 ]
+	[ "$(cat "$err")" = "kbranch: KBRANCH_JOBS must be a positive number, not 'x'" ]
+	[ ! -e "$BATS_TEST_TMPDIR/started" ]
+}

@@ -19,10 +19,13 @@ verify_jobs() {
 # Start point $1 (a function and its arguments follow) in the background,
 # once fewer than verify_jobs points run.
 points_start() {
-	local n=$1 out
+	local n=$1 out max
 	shift
 	out=$VERIFY_OUT/$n
-	while [ "$(jobs -rp | wc -l)" -ge "$(verify_jobs)" ]; do
+	# Asked before the loop, not inside its test, where set -e would not
+	# hold: a KBRANCH_JOBS that is no number stops verify here.
+	max=$(verify_jobs)
+	while [ "$(jobs -rp | wc -l)" -ge "$max" ]; do
 		wait -n || true
 	done
 	(
