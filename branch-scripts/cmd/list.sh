@@ -14,12 +14,19 @@
 # Ports and paths: lib/list.sh.  Stop ends only the processes whose pid
 # files we wrote.
 
-# The pid in pid file $1, if that process is alive.
+# The pid in pid file $1, if that process is alive (a zombie is not: one
+# that a failed start killed may wait a moment for its reaper).
 live_pid() {
 	local pid
 	[ -s "$1" ] || return 1
 	pid=$(head -n 1 "$1")
-	[[ "$pid" =~ ^[0-9]+$ ]] && kill -0 "$pid" 2>/dev/null && printf '%s\n' "$pid"
+	[[ "$pid" =~ ^[0-9]+$ ]] && alive "$pid" && printf '%s\n' "$pid"
+}
+
+alive() {
+	local state
+	state=$(ps -o stat= -p "$1" || true)
+	[[ -n "$state" && "$state" != Z* ]]
 }
 
 # The list's message size limit, as vger has one.  A smaller one
@@ -52,6 +59,8 @@ rfc1413_hosts =
 keep_environment =
 acl_smtp_rcpt = acl_check_rcpt
 message_size_limit = $size
+# Unable to bind its port: fail at once, not retry it for minutes.
+daemon_startup_retries = 0
 
 begin acl
 acl_check_rcpt:
@@ -81,6 +90,10 @@ public_inbox:
   log_output
   return_fail_output
   timeout = 120s
+  # Whatever the archive answers, try again (every 15 s, for 10 minutes):
+  # a reply refused once, the archive unwritable for a moment, was bounced
+  # for good and never archived.
+  temp_errors = *
 
 bounces_file:
   driver = appendfile
@@ -131,6 +144,18 @@ check_ports() {
 		die "list: port $(list_http_port) on 127.0.0.1 is taken; set KBRANCH_LIST_HTTP_PORT"
 }
 
+# The pids this start launched: a start that fails half way ends them, so
+# nothing of it runs on without the rest (an exim4 still retrying its
+# port, with no pid file yet, was left behind before).
+STARTED_PIDS=()
+
+undo_failed_start() {
+	local pid
+	for pid in "${STARTED_PIDS[@]}"; do
+		kill "$pid" 2>/dev/null || true
+	done
+}
+
 start_exim() {
 	local dir=$1 size
 	live_pid "$dir/exim.pid" >/dev/null && return 0
@@ -138,15 +163,23 @@ start_exim() {
 	size=$(list_max_size)
 	exim_config "$dir" "$size" >"$dir/exim.conf"
 	exim4 -C "$dir/exim.conf" -bV >>"$dir/list.log" 2>&1 || die "exim4 rejects $dir/exim.conf (log: $dir/list.log)"
-	# -bd: listen; -q15s: retry what the archive refused for a moment.
-	exim4 -C "$dir/exim.conf" -bd -q15s >>"$dir/list.log" 2>&1 || die "exim4 did not start (log: $dir/list.log)"
+	# -bdf: listen, in the foreground of a process of ours, so its pid is
+	# known before it writes its pid file (it does once it has the port);
+	# -q15s: retry what the archive refused.
+	setsid exim4 -C "$dir/exim.conf" -bdf -q15s </dev/null >>"$dir/list.log" 2>&1 &
+	STARTED_PIDS+=("$!")
 	wait_for_port "$(list_smtp_port)" "$dir/exim.pid" exim4
 }
 
 start_httpd() {
 	local dir=$1
 	live_pid "$dir/httpd.pid" >/dev/null && return 0
-	PI_CONFIG=$dir/pi-config public-inbox-httpd -D -P "$dir/httpd.pid" -l "http://127.0.0.1:$(list_http_port)" \
+	# The archive belongs to exim's delivery user and the httpd runs as
+	# root: git refuses a repository another user owns (safe.directory),
+	# and git clone or public-inbox-clone of the archive got HTTP 500.
+	# The httpd serves this one read-only inbox.
+	GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=safe.directory GIT_CONFIG_VALUE_0='*' \
+		PI_CONFIG=$dir/pi-config public-inbox-httpd -D -P "$dir/httpd.pid" -l "http://127.0.0.1:$(list_http_port)" \
 		-1 "$dir/log/httpd.out" -2 "$dir/log/httpd.err" >>"$dir/list.log" 2>&1 ||
 		die "public-inbox-httpd did not start (log: $dir/log/httpd.err)"
 	wait_for_port "$(list_http_port)" "$dir/httpd.pid" public-inbox-httpd
@@ -165,15 +198,19 @@ wait_for_port() {
 	die "list: $name did not come up on 127.0.0.1:$port (log: $(list_dir)/list.log)"
 }
 
+list_running() {
+	live_pid "$1/exim.pid" >/dev/null || live_pid "$1/httpd.pid" >/dev/null
+}
+
 stop_pidfile() {
 	local pidfile=$1 name=$2 pid _
 	pid=$(live_pid "$pidfile") || { rm -f "$pidfile"; return 0; }
 	kill "$pid"
 	for _ in $(seq 50); do
-		kill -0 "$pid" 2>/dev/null || break
+		alive "$pid" || break
 		sleep 0.2
 	done
-	! kill -0 "$pid" 2>/dev/null || die "list: $name (pid $pid) did not stop"
+	! alive "$pid" || die "list: $name (pid $pid) did not stop"
 	rm -f "$pidfile"
 	step "list: stopped $name (pid $pid)"
 }
@@ -192,11 +229,25 @@ list_status() {
 		echo "http: not running"
 		rc=3
 	fi
+	[ "$rc" -ne 0 ] || how_to_use "$dir"
 	[ ! -d "$dir/inbox" ] || count=$(PI_CONFIG=$dir/pi-config list_message_count "$dir/inbox")
 	echo "archive: $dir/inbox, $count messages for $LIST_ADDRESS"
 	[ ! -s "$dir/mda-home/bounces.mbox" ] ||
 		echo "bounces: $(grep -c '^From ' "$dir/mda-home/bounces.mbox") in $dir/mda-home/bounces.mbox"
 	return "$rc"
+}
+
+# What a reviewer needs to use this list: the archive's own page gives
+# reply instructions with the real addresses and no server, and b4 with
+# only b4.midmask set still tries lore.kernel.org for its searches.
+how_to_use() {
+	local key value
+	echo "b4 (all three keys, or b4 shazam and b4 trailers ask lore.kernel.org):"
+	while read -r key && read -r value; do
+		echo "  git config $key '$value'"
+	done < <(list_b4_config)
+	echo "reply (to-cmd and cc-cmd off: every address goes to the list, and only to it):"
+	echo "  git send-email --smtp-server=127.0.0.1 --smtp-server-port=$(list_smtp_port) --to=$LIST_ADDRESS --in-reply-to=MESSAGE-ID REPLY.eml"
 }
 
 # Messages in a V2 inbox: one commit per message in its epochs.
@@ -227,14 +278,20 @@ run() {
 	start)
 		require_list_tools
 		require_root
+		# Nothing runs: the settings choose the ports, recorded below.
+		list_running "$dir" || rm -f "$(list_ports_file)"
 		check_ports "$dir"
 		mkdir -p "$dir"
+		printf 'smtp %s\nhttp %s\n' "$(list_smtp_port)" "$(list_http_port)" >"$(list_ports_file)"
 		init_inbox "$dir"
+		trap undo_failed_start EXIT
 		start_exim "$dir"
 		start_httpd "$dir"
+		trap - EXIT
 		list_status "$dir"
 		;;
 	stop)
+		list_running "$dir" || { step "list: nothing runs (no live pid in $dir/exim.pid or $dir/httpd.pid)"; return 0; }
 		stop_pidfile "$dir/httpd.pid" public-inbox-httpd
 		stop_pidfile "$dir/exim.pid" exim4
 		;;

@@ -2,7 +2,9 @@
 # Where the list of kbranch list (cmd/list.sh) is: its directory, ports and
 # archive URL, for the subcommands that send to it or read from it.
 # KBRANCH_LIST_SMTP_PORT (2525) and KBRANCH_LIST_HTTP_PORT (8780) choose
-# the ports; both listen on 127.0.0.1 only.
+# the ports when the list starts; both listen on 127.0.0.1 only.  list
+# start records them in the list's dir, and every later command reads them
+# there, so a port chosen once is not forgotten by the next command.
 
 # shellcheck disable=SC2034 # read by cmd/list.sh
 LIST_ADDRESS=linux-ext4@vger.kernel.org
@@ -12,12 +14,24 @@ list_dir() {
 	printf '%s/list\n' "$KBRANCH_WORK"
 }
 
+# The ports list start recorded ("smtp N" and "http N" lines), or, before
+# any start, the settings'.
+list_ports_file() {
+	printf '%s/ports\n' "$(list_dir)"
+}
+
+recorded_port() {
+	local kind=$1 default=$2 port=
+	[ ! -s "$(list_ports_file)" ] || port=$(sed -n "s/^$kind \([0-9][0-9]*\)\$/\1/p" "$(list_ports_file)")
+	printf '%s\n' "${port:-$default}"
+}
+
 list_smtp_port() {
-	printf '%s\n' "$KBRANCH_LIST_SMTP_PORT"
+	recorded_port smtp "$KBRANCH_LIST_SMTP_PORT"
 }
 
 list_http_port() {
-	printf '%s\n' "$KBRANCH_LIST_HTTP_PORT"
+	recorded_port http "$KBRANCH_LIST_HTTP_PORT"
 }
 
 # The archive's URL; a message is at <url><message-id>/.
@@ -25,8 +39,20 @@ list_url() {
 	printf 'http://127.0.0.1:%s/%s/\n' "$(list_http_port)" "$LIST_NAME"
 }
 
+# Where pull-request publishes the branch, the tag and the fixture's tag
+# (git config kbranch.publish-url; default a bare repository in the work
+# dir), and the URL others fetch that from (kbranch.public-url), which the
+# cover letter names.
+publish_url() {
+	kgit config kbranch.publish-url || printf '%s\n' "$KBRANCH_WORK/publish.git"
+}
+
+public_url() {
+	kgit config kbranch.public-url || publish_url
+}
+
 port_taken() {
-	ss -Htln "sport = :$1" | grep -q .
+	[ -n "$(ss -Htln "sport = :$1")" ]
 }
 
 # git config for b4 without touching the user's files: "key value" pairs
@@ -47,8 +73,27 @@ list_b4_config() {
 		b4.searchmask "$(list_url)?x=m&t=1&q=%s"
 }
 
-# Before b4 reads the archive: wait (30 s at most) until the list is idle,
-# nothing in exim's queue and no public-inbox-mda running, then give
+# Messages in the list's queue: what the archive has not taken yet.
+list_queued() {
+	exim4 -C "$(list_dir)/exim.conf" -bpc 2>/dev/null || echo 0
+}
+
+# The list is still delivering: a public-inbox-mda runs, or a queued
+# message has not been tried yet (its message log has no deferral).  A
+# message the archive refused waits for exim's next retry: nothing to
+# wait for here.
+list_busy() {
+	local id log
+	! pgrep -f public-inbox-mda >/dev/null || return 0
+	for id in $(exim4 -C "$(list_dir)/exim.conf" -bpr 2>/dev/null | awk '$3 ~ /^[0-9A-Za-z]+-[0-9A-Za-z]+-[0-9A-Za-z]+$/ { print $3 }'); do
+		log=$(exim4 -C "$(list_dir)/exim.conf" -Mvl "$id" 2>/dev/null || true)
+		grep -q ' defer ' <<<"$log" || return 0
+	done
+	return 1
+}
+
+# Before b4 reads the archive: wait (30 s at most) until the list is idle
+# (list_busy), then give
 # public-inbox-httpd a fresh worker.  A 1.9 worker keeps the search index
 # open, and its first search after a delivery aborts on Xapian's
 # DatabaseModifiedError (seen here: b4's query got no response); a new
@@ -56,16 +101,16 @@ list_b4_config() {
 list_settle() {
 	local _ master
 	for _ in $(seq 60); do
-		if [ "$(exim4 -C "$(list_dir)/exim.conf" -bpc 2>/dev/null)" = 0 ] && ! pgrep -f public-inbox-mda >/dev/null; then
-			master=$(cat "$(list_dir)/httpd.pid")
-			pkill -QUIT -P "$master" || true
-			for _ in $(seq 50); do
-				! curl -sf -o /dev/null "$(list_url)" || return 0
-				sleep 0.2
-			done
-			die "public-inbox-httpd did not answer after its worker restarted (log: $(list_dir)/log/httpd.err)"
-		fi
+		list_busy || break
 		sleep 0.5
 	done
-	die "the list did not settle in 30 s (exim4 -C $(list_dir)/exim.conf -bp shows what is queued)"
+	# Still queued: the archive refuses them for now; whoever reads the
+	# archive says so (list_queued), rather than stopping here.
+	master=$(cat "$(list_dir)/httpd.pid")
+	pkill -QUIT -P "$master" || true
+	for _ in $(seq 50); do
+		! curl -sf -o /dev/null "$(list_url)" || return 0
+		sleep 0.2
+	done
+	die "public-inbox-httpd did not answer after its worker restarted (log: $(list_dir)/log/httpd.err)"
 }
