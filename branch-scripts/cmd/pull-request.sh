@@ -3,16 +3,6 @@
 
 PR_TAG=ext4-rename-for-next
 
-publish_url() {
-	kgit config kbranch.publish-url || printf '%s\n' "$KBRANCH_WORK/publish.git"
-}
-
-# The URL the linux-next maintainer pulls from (git://, https://); by
-# default the place we publish to.
-public_url() {
-	kgit config kbranch.public-url || publish_url
-}
-
 # linux-next wants every commit signed off by its committer, and the one who
 # vouches for a pull is whoever asks for it; the commits of ext4-rename are
 # committed by their author, the project's placeholder.  So what gets
@@ -21,6 +11,9 @@ public_url() {
 # other trailers (not twice).  ext4-rename itself is left as it is, so that
 # apply, export and verify keep their reproducible hashes; the copy is as
 # reproducible (same identity, same commits), and gets the verify notes.
+# A commit whose author is the project's placeholder is published as
+# authored by you, without the placeholder's Signed-off-by (as submit
+# sends it); its credit and Link stay.
 # Only objects are written (no ref), so this runs before the lock is taken.
 # Sets PR_TIP, and PR_COPY[original]=copy.
 signed_off_copy() {
@@ -33,7 +26,8 @@ signed_off_copy() {
 			parents+=(-p "${PR_COPY[$p]:-$p}")
 		done
 		IFS=$'\t' read -r an ae ad cd < <(kgit show -s --no-use-mailmap --date=raw --format='%an%x09%ae%x09%ad%x09%cd' "$c")
-		PR_TIP=$(kgit cat-file commit "$c" | sed '1,/^$/d' |
+		! placeholder_address "$ae" || an=$RUNNER_NAME ae=$RUNNER_EMAIL
+		PR_TIP=$(kgit cat-file commit "$c" | sed '1,/^$/d' | without_placeholder_signoffs |
 			kgit interpret-trailers --where end --if-exists addIfDifferent --if-missing add \
 				--trailer "Signed-off-by: $RUNNER_NAME <$RUNNER_EMAIL>" |
 			GIT_AUTHOR_NAME=$an GIT_AUTHOR_EMAIL=$ae GIT_AUTHOR_DATE=$ad \
@@ -41,6 +35,18 @@ signed_off_copy() {
 				kgit commit-tree "${parents[@]}" -F - "$c^{tree}") ||
 			die "cannot make the signed-off copy of $(kgit show -s --format='%h ("%s")' "$c")"
 		PR_COPY[$c]=$PR_TIP
+	done
+}
+
+# A commit message without the Signed-off-by lines of placeholder addresses.
+without_placeholder_signoffs() {
+	local line addr
+	while IFS= read -r line || [ -n "$line" ]; do
+		if [[ "$line" =~ ^Signed-off-by:\ .*\<([^\>]*)\>$ ]]; then
+			addr=${BASH_REMATCH[1]}
+			! placeholder_address "$addr" || continue
+		fi
+		printf '%s\n' "$line"
 	done
 }
 
@@ -86,7 +92,9 @@ make_tag() {
 
 publish() {
 	local url=$1 tip=$2
-	local refs=("$tip:refs/heads/$KBRANCH_BRANCH" "refs/tags/$PR_TAG")
+	# The fixture's tag too: the thread submit sends names it as the base
+	# (base-commit: the packaged import, prerequisite-patch-id: the fixture).
+	local refs=("$tip:refs/heads/$KBRANCH_BRANCH" "refs/tags/$PR_TAG" "refs/tags/$KB_BASE_TAG")
 	if [[ "$url" != *://* ]] && [ ! -d "$url" ]; then
 		# A local publishing repository borrows the kernel tree's objects
 		# (alternates) instead of copying 1.5 GB; serving or cloning it
@@ -100,6 +108,8 @@ publish() {
 }
 
 run() {
+	# shellcheck source=branch-scripts/lib/list.sh
+	. "$KB_REPO/branch-scripts/lib/list.sh"
 	[ "$#" -eq 0 ] || die "pull-request takes no arguments (set git config kbranch.publish-url / kbranch.public-url in $KTREE)"
 	require_tree
 	kgit rev-parse -q --verify "refs/heads/$KBRANCH_BRANCH" >/dev/null ||

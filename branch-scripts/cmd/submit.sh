@@ -72,6 +72,21 @@ cover_text() {
 			if (inblock) printf "%s", links
 			else if (links != "" && !done) printf "\nChanges in v%s:\n%s", rev, links
 		}' "$KB_REPO/cover-letter.txt"
+	fixture_note
+}
+
+# Where a reviewer gets the base: the pull request's repository, which
+# publishes the fixture as tag ext4dev-base with the branch.
+fixture_note() {
+	cat <<EOF
+
+The series applies to tag $KB_BASE_TAG: Debian's linux-source $(base_version)
+(base-commit below) with the ext4dev-era fixture on top (its
+prerequisite-patch-id below), published with the branch:
+
+git fetch $(public_url) tag $KB_BASE_TAG
+git checkout $KB_BASE_TAG && b4 am -o - <message-id> | git am
+EOF
 }
 
 # The revision the series is at ("# revision: N" in series.txt): b4 names
@@ -82,19 +97,38 @@ series_revision() {
 	printf '%s\n' "${rev:-1}"
 }
 
-# b4 0.12 with the branch-description strategy writes the parent of the
-# fork point as base-commit (start_commit~1 where the start is the fork
-# point itself).  The series applies to ext4dev-base; say so, or b4 am /
-# shazam on the reviewers' side would try the wrong base.
+# A reviewer has what is published, not this tree: the packaged import
+# (Debian's tree, which anyone can make) and the fixture on it, which the
+# pull request's repository publishes as tag ext4dev-base with the branch.
+# So the cover letter says what git format-patch --base=<packaged import>
+# says for commits between the base and the series: base-commit: the
+# packaged import, and a prerequisite-patch-id: per fixture commit.  (b4
+# 0.12 with the branch-description strategy writes start_commit~1, which
+# is the packaged import while the fixture is one commit; the line is
+# rewritten, not trusted.)
+base_lines() {
+	local packaged=$1 first
+	first=$(kgit rev-list --reverse "$KB_BASE_TAG..$KBRANCH_BRANCH" | head -n 1)
+	# git's own lines (its patch-id is not git patch-id's, whatever mode).
+	kgit format-patch --stdout --base="$packaged" -1 "$first" |
+		grep -E '^(base-commit|prerequisite-patch-id): [0-9a-f]{40}$'
+}
+
 fix_base_commit() {
-	local cover=$1 base parent
-	base=$(kgit rev-parse "$KB_BASE_TAG^{commit}")
-	parent=$(kgit rev-parse "$base^")
-	if grep -qx "base-commit: $parent" "$cover"; then
-		sed -i "s/^base-commit: $parent\$/base-commit: $base/" "$cover"
-		step "corrected base-commit in the cover letter to $KB_BASE_TAG (b4 0.12 names its parent)"
-	fi
-	grep -qx "base-commit: $base" "$cover" || die "the cover letter does not record base-commit $base"
+	local cover=$1 packaged lines
+	packaged=$(kgit rev-parse "packaged/$(version_ref "$(base_version)")^{commit}")
+	lines=$(base_lines "$packaged")
+	grep -q '^base-commit: [0-9a-f]\{40\}$' "$cover" || die "b4 wrote no base-commit: line in $cover"
+	# The one base-commit: line becomes the base lines; nothing else moves.
+	python3 -c 'import sys
+path, lines = sys.argv[1], sys.argv[2]
+text = open(path, encoding="utf-8").read().split("\n")
+text = [l for l in text if not l.startswith("prerequisite-patch-id: ")]
+i = next(i for i, l in enumerate(text) if l.startswith("base-commit: "))
+text[i:i + 1] = lines.split("\n")
+open(path, "w", encoding="utf-8").write("\n".join(text))' "$cover" "$lines"
+	grep -qxF "base-commit: $packaged" "$cover" || die "the cover letter does not record base-commit $packaged"
+	step "base-commit: packaged/$(base_version), the fixture ($KB_BASE_TAG) as prerequisite-patch-id"
 }
 
 parse_submit_args() {
@@ -122,6 +156,9 @@ run() {
 	mkdir -p "$(dirname "$log")"
 	: >"$log"
 	b4_config
+	# The list is looked at before the slow work, not after it.
+	[ "$SUBMIT_MODE" != send ] || port_taken "$(list_smtp_port)" ||
+		die "no list on 127.0.0.1:$(list_smtp_port) ('kbranch list start'): nothing written or sent"
 	if [ "$SUBMIT_MODE" = resend ]; then
 		[ -n "$(find "$out" -name '0000-*.eml' 2>/dev/null)" ] || die "nothing to resend: no thread in $out"
 	else
@@ -164,11 +201,28 @@ sent_base() {
 	printf '%s\n' "${base:-$KB_BASE_TAG}"
 }
 
+# How many commits between a sent revision's base-commit and its series
+# are the fixture (its cover letter's prerequisite-patch-id lines).
+sent_prerequisites() {
+	kgit tag -l --format='%(contents)' "$1" | grep -c '^prerequisite-patch-id: ' || true
+}
+
 verdict_delta() {
+	local table
+	table=$(verdict_table "$@")
+	# Nothing verified on either side is said once, not line by line.
+	if grep -Eq -- '-> +[a-z]|^ +[^ ]+ +[a-z]+ +->' <<<"$table"; then
+		printf '%s\n' "$table"
+	else
+		echo "  no verdicts recorded for either revision ('kbranch verify' records them)"
+	fi
+}
+
+verdict_table() {
 	local old=$1 new=$2 olds=() news=() i variant a b
 	# shellcheck source=branch-scripts/lib/notes.sh
 	. "$KB_REPO/branch-scripts/lib/notes.sh"
-	mapfile -t olds < <(kgit rev-list --reverse "$(sent_base "$old")..$old")
+	mapfile -t olds < <(kgit rev-list --reverse "$(sent_base "$old")..$old" | tail -n +"$(($(sent_prerequisites "$old") + 1))")
 	mapfile -t news < <(kgit rev-list --reverse "$KB_BASE_TAG..$new")
 	for ((i = 0; i < ${#news[@]} || i < ${#olds[@]}; i++)); do
 		printf '  %d/%d %s\n' "$((i + 1))" "${#news[@]}" "$(kgit log -1 --format=%s "${news[i]:-${olds[i]}}")"
@@ -197,6 +251,7 @@ write_thread() {
 	# Unsigned: the cover letter still changes below, and a signature
 	# made before that would not verify.
 	b4_in_tree send -o "$out" --no-sign >>"$log" 2>&1 || die "b4 send -o failed (log: $log)"
+	own_thread "$out"
 	sign_off_patches "$out" "$log"
 	fix_base_commit "$(find "$out" -name '0000-*.eml')"
 	! signing_wanted || sign_thread "$out" "$log"
@@ -263,6 +318,16 @@ send_thread() {
 	done
 	rm -f "$accepted"
 	cover=$(message_id "${messages[0]}")
+	# A resend of a thread sent before is the same revision again: b4's
+	# --manual-reroll would record it as the next one (a bogus sent/ tag
+	# that the real next revision then keeps).
+	if already_sent "$cover"; then
+		step "sent again: $(list_url)$cover/ (recorded as sent before; no new revision recorded)"
+		return 0
+	fi
+	# Recorded only once the archive has every message: a thread the
+	# archive lost (it refused them, for now or for good) is not sent.
+	in_archive "${messages[@]}"
 	# What was sent, for kbranch trailers: every message-id, and the
 	# cover letter's per revision.
 	for m in "${messages[@]}"; do
@@ -273,21 +338,51 @@ send_thread() {
 	step "sent: $(list_url)$cover/"
 }
 
-# b4's sent bookkeeping, once the archive has the cover letter (the list
-# delivers in the background: 30 s at most).
-record_sent() {
-	local msgid=$1 log=$2 _
+# Every message given is in the archive (the list delivers in the
+# background: 30 s at most), or one line says how many are not.
+in_archive() {
+	local m missing=() _
 	for _ in $(seq 60); do
-		curl -sf -o /dev/null "$(list_url)$msgid/raw" && break
+		missing=()
+		for m in "$@"; do
+			curl -sf -o /dev/null "$(list_url)$(message_id "$m")/raw" || missing+=("$m")
+		done
+		[ "${#missing[@]}" -gt 0 ] || return 0
 		sleep 0.5
 	done
-	curl -sf -o /dev/null "$(list_url)$msgid/raw" ||
-		die "the archive at $(list_url) has no $msgid 30 s after sending ('kbranch list status')"
+	die "the archive has not taken ${#missing[@]} of $# messages 30 s after sending ($(list_queued) queued, retried every 15 s; 'kbranch list status'): not recorded as sent; 'kbranch submit --resend' once the archive has them"
+}
+
+already_sent() {
+	local recorded
+	recorded=$(cut -d' ' -f2 "$(list_dir)/sent" 2>/dev/null || true)
+	grep -qxF "$1" <<<"$recorded"
+}
+
+# b4's sent bookkeeping, once the archive has the thread (in_archive).
+record_sent() {
+	local msgid=$1 log=$2
 	list_settle
 	kgit checkout -q "$KBRANCH_BRANCH"
 	b4_in_tree prep --manual-reroll "$msgid" >>"$log" 2>&1 ||
 		die "b4 prep --manual-reroll could not record the sent revision (log: $log)"
 	step "b4 recorded the sent revision: tag $(kgit tag -l 'sent/*' --sort=-creatordate | head -n 1)"
+}
+
+# Patches whose recorded author is the project's placeholder go out
+# authored by the sender, without the placeholder's Signed-off-by and
+# without Cc'ing its address (it bounces); the credit ("Based on a patch
+# by ...") stays, and the credited author is Cc'd.  The branch keeps its
+# fixed identity, so its hashes stay reproducible.
+own_thread() {
+	local out=$1 args=() name email
+	while IFS=$'\t' read -r name email; do
+		args+=(-a "$email" -n "$name")
+	done < <(placeholder_identities)
+	[ "${#args[@]}" -gt 0 ] || return 0
+	"$KB_REPO/branch-scripts/libexec/own-thread" -r "$RUNNER_NAME" "${args[@]}" "$out"/*.eml ||
+		die "cannot rewrite the placeholder author out of the thread in $out"
+	step "patches by the placeholder author: sent as authored by $RUNNER"
 }
 
 # The sender's Signed-off-by after each patch's own trailers (not twice),

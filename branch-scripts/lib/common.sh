@@ -184,15 +184,34 @@ quietly() {
 # rather than by being the series' author: a real person who wrote patches
 # of the series may well send them.  Used by submit and pull-request.
 require_runner() {
-	local name email unset=
+	local name email placeholders unset=
 	name=$(git -C "$KTREE" config user.name) && [ -n "$name" ] || unset=user.name
 	email=$(git -C "$KTREE" config user.email) && [ -n "$email" ] || unset=user.email
 	[ -z "$unset" ] ||
 		die "$unset is not set for $KTREE, and $KB_SUBCOMMAND signs off as you: git -C $KTREE config user.name 'Your Name'; git -C $KTREE config user.email you@your.domain"
-	case ${email,,} in
-	*noreply* | *no-reply* | *.example)
-		die "user.email $email (git config in $KTREE) is a no-reply placeholder, like the patches' author, not yours: git -C $KTREE config user.email you@your.domain" ;;
-	esac
+	! placeholder_address "$email" ||
+		die "user.email $email (git config in $KTREE) is a no-reply placeholder, like the patches' author, not yours: git -C $KTREE config user.email you@your.domain"
+	# The placeholder's name with a real address is still not a person.
+	placeholders=$(placeholder_identities | cut -f1)
+	! grep -qxF -- "$name" <<<"$placeholders" ||
+		die "user.name '$name' (git config in $KTREE) is the patches' placeholder author, not yours: git -C $KTREE config user.name 'Your Name'"
 	# shellcheck disable=SC2034 # read by cmd/submit.sh and cmd/pull-request.sh
 	RUNNER_NAME=$name RUNNER_EMAIL=$email RUNNER="$name <$email>"
+}
+
+placeholder_address() {
+	case ${1,,} in
+	*noreply* | *no-reply* | *.example) return 0 ;;
+	esac
+	return 1
+}
+
+# The series' authors that are placeholders, "name<TAB>email" a line:
+# what submit and pull-request send and publish as the runner instead.
+placeholder_identities() {
+	local name email
+	{ git -C "$KTREE" log --no-use-mailmap --format='%an%x09%ae' "$KB_BASE_TAG..$KBRANCH_BRANCH" 2>/dev/null || true; } | sort -u |
+		while IFS=$'\t' read -r name email; do
+			! placeholder_address "$email" || printf '%s\t%s\n' "$name" "$email"
+		done
 }
