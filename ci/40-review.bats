@@ -217,23 +217,42 @@ commits_on_tip() {
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ "$(ls "$out" | wc -l)" -eq $((n + 1)) ]
-	local cover cover_id
+	local cover cover_id rev
 	cover=$(ls "$out"/0000-*)
-	grep -q "^Subject: \[PATCH v2 0/$n\] ext4: rename ext4dev to ext4" "$cover"
-	grep -q "^base-commit: $(ktree rev-parse ext4dev-base^{commit})\$" "$cover"
+	# The revision series.txt gives.
+	rev=$(sed -n 's/^# revision: //p' "$REPO/series.txt")
+	grep -q "^Subject: \[PATCH v$rev 0/$n\] ext4: rename ext4dev to ext4" "$cover"
+	# What git format-patch --base=<packaged import> says: the fixture is a
+	# prerequisite, published with the branch.
+	grep -q "^base-commit: $(ktree rev-parse "packaged/$VERSION^{commit}")\$" "$cover"
+	[ "$(grep '^prerequisite-patch-id: ' "$cover")" = "$(ktree format-patch --stdout --base="packaged/$VERSION" -1 "$(ktree rev-list --reverse ext4dev-base..ext4-rename | head -n 1)" | grep '^prerequisite-patch-id: ')" ]
+	grep -q '^prerequisite-patch-id: [0-9a-f]\{40\}$' "$cover"
+	grep -q '^git fetch .* tag ext4dev-base$' "$cover"
 	grep -qi '^To: .*tytso@mit.edu' "$cover" || grep -qi 'tytso@mit.edu' "$cover"
 	cover_id=$(sed -n 's/^Message-Id: //Ip' "$cover")
 	local i
 	for i in $(seq 1 "$n"); do
 		local msg
 		msg=$(ls "$out"/000"$i"-*)
-		grep -q "^Subject: \[PATCH v2 $i/$n\]" "$msg"
+		grep -q "^Subject: \[PATCH v$rev $i/$n\]" "$msg"
 		grep -qx "In-Reply-To: $cover_id" "$msg"
 		# The sender's Signed-off-by, once, after the patch's own.
 		[ "$(sed -n '/^---$/q; /^Signed-off-by: /p' "$msg" | tail -n 1)" = "Signed-off-by: $RUNNER" ]
 		[ "$(grep -cxF "Signed-off-by: $RUNNER" "$msg")" -eq 1 ]
-		grep -qxF "Signed-off-by: $(ktree log -1 --format='%an <%ae>' "ext4-rename~$((n - i))")" "$msg"
+		# The placeholder author is not: the sender is the author; the
+		# credit and the Link stay, and the credited author is a recipient.
+		[ -z "$(grep -i 'noreply' "$msg" || true)" ]
+		[ -z "$(sed -n '/^$/,$p' "$msg" | sed -n '1,/^---$/{/^From: /p}')" ]
+		grep -qxF "From: $RUNNER" "$msg"
+		grep -q "^Based on a patch by Theodore Ts'o <tytso@mit.edu>" "$msg"
+		grep -q '^Link: https://lore.kernel.org/' "$msg"
+		python3 -c 'import email, email.utils, sys
+m = email.message_from_binary_file(open(sys.argv[1], "rb"))
+sys.exit("tytso@mit.edu" not in [a for _, a in email.utils.getaddresses(m.get_all("to", []) + m.get_all("cc", []))])' "$msg"
 	done
+	[ -z "$(grep -il 'noreply' "$cover" || true)" ]
+	# The branch keeps its fixed identity.
+	[ "$(ktree log -1 --format=%ae ext4-rename)" = "$(git mailinfo /dev/null /dev/null <"$(ls "$REPO"/patches/*.patch | tail -n 1)" | sed -n 's/^Email: //p')" ]
 	# No cover-letter commit was added to the branch that gets published.
 	[ "$(ktree rev-list --count ext4dev-base..ext4-rename)" -eq "$n" ]
 }
@@ -287,14 +306,18 @@ commits_on_tip() {
 	[ "$(git -C "$pub/ext4.git" rev-parse "ext4-rename-for-next^{commit}")" = "$tip" ]
 	[ "$(git -C "$pub/ext4.git" for-each-ref --format='%(taggername) %(taggeremail)' refs/tags/ext4-rename-for-next)" = "$RUNNER" ]
 	[ "$(ktree rev-list --count "$base..$tip")" -eq "$(ktree rev-list --count "$base..$branch")" ]
-	# Commit by commit: the same tree, author and message, with the sender
-	# as committer and their Signed-off-by last, once.
+	# Commit by commit: the same tree, date and message, with the sender
+	# as committer and their Signed-off-by last, once; the placeholder
+	# author's commits authored by the sender, without its Signed-off-by.
 	while read -r orig copy; do
 		[ "$(ktree rev-parse "$copy^{tree}")" = "$(ktree rev-parse "$orig^{tree}")" ]
-		[ "$(ktree log -1 --format='%an <%ae> %ad' "$copy")" = "$(ktree log -1 --format='%an <%ae> %ad' "$orig")" ]
+		[[ "$(ktree log -1 --format=%ae "$orig")" == *noreply* ]]
+		[ "$(ktree log -1 --format='%an <%ae> %ad' "$copy")" = "$RUNNER $(ktree log -1 --format=%ad "$orig")" ]
 		[ "$(ktree log -1 --format='%cn <%ce>' "$copy")" = "$RUNNER" ]
-		[ "$(ktree log -1 --format=%B "$copy")" = "$(ktree log -1 --format=%B "$orig")"$'\n'"Signed-off-by: $RUNNER" ]
+		[ "$(ktree log -1 --format=%B "$copy")" = "$(ktree log -1 --format=%B "$orig" | grep -v '^Signed-off-by: .*noreply')"$'\n'"Signed-off-by: $RUNNER" ]
 	done < <(paste -d ' ' <(ktree rev-list "$base..$branch") <(ktree rev-list "$base..$tip"))
+	# The fixture's tag is published with the branch: the thread's base.
+	[ "$(git -C "$pub/ext4.git" rev-parse "ext4dev-base^{commit}")" = "$(ktree rev-parse "ext4dev-base^{commit}")" ]
 	grep -qF "$RUNNER" "$KBRANCH_WORK/pull-request.txt"
 }
 
@@ -389,6 +412,22 @@ placeholder_identity() {
 	echo "$stderr"
 	grep -qF "user.email $PLACEHOLDER_EMAIL (git config in $KTREE) is a no-reply placeholder" <<<"$stderr"
 	[ "$(tree_state)" = "$before" ]
+}
+
+@test "submit and pull-request refuse, in one line, the placeholder's name with a real address" {
+	local pub=$KBRANCH_CI_SCRATCH/refused-pub before
+	ktree config kbranch.publish-url "$pub/ext4.git"
+	placeholder_identity
+	ktree config user.email someone@kernel.test
+	before=$(tree_state)
+	must_fail_with_one_line "$KBRANCH" submit --dry-run
+	echo "$stderr"
+	grep -qF "user.name '$(ktree config user.name)' (git config in $KTREE) is the patches' placeholder author" <<<"$stderr"
+	KBRANCH_PREFLIGHT_BUILD=0 must_fail_with_one_line "$KBRANCH" pull-request
+	echo "$stderr"
+	grep -qF "is the patches' placeholder author" <<<"$stderr"
+	[ "$(tree_state)" = "$before" ]
+	[ ! -e "$pub" ]
 }
 
 @test "pull-request refuses, in one line, when user.email is the patches' placeholder author" {

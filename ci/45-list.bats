@@ -8,11 +8,16 @@ load helpers
 # Ports of our own, so that a list the session started does not collide.
 export KBRANCH_LIST_SMTP_PORT=2625 KBRANCH_LIST_HTTP_PORT=8880
 ARCHIVE=http://127.0.0.1:8880/linux-ext4/
+# The git daemon a reviewer clones the published repository from.
+PUB_PORT=9818
 
 setup_file() {
 	ensure_applied
 	ktree config user.name 'Lee Lister'
 	ktree config user.email lee@kernel.test
+	# Where pull-request publishes, and the URL the cover letter names.
+	ktree config kbranch.publish-url "$KBRANCH_CI_SCRATCH/list-pub/ext4.git"
+	ktree config kbranch.public-url "git://127.0.0.1:$PUB_PORT/ext4.git"
 	"$KBRANCH" list start >&3
 }
 
@@ -20,6 +25,8 @@ teardown_file() {
 	"$KBRANCH" list stop >&3 || true
 	ktree config --unset user.name || true
 	ktree config --unset user.email || true
+	ktree config --unset kbranch.publish-url || true
+	ktree config --unset kbranch.public-url || true
 	ktree checkout -q -f ext4-rename
 }
 
@@ -64,6 +71,37 @@ cover_msgid() {
 	grep -q '^smtp: exim4 pid [0-9]* on 127.0.0.1:2625' <<<"$output"
 }
 
+@test "commands after list start find its ports without KBRANCH_LIST_*_PORT, and status says how to use the list" {
+	run env -u KBRANCH_LIST_SMTP_PORT -u KBRANCH_LIST_HTTP_PORT "$KBRANCH" list status
+	echo "$output"
+	[ "$status" -eq 0 ]
+	grep -q '^smtp: exim4 pid [0-9]* on 127.0.0.1:2625,' <<<"$output"
+	grep -qF "http: public-inbox-httpd pid" <<<"$output"
+	grep -qF "$ARCHIVE" <<<"$output"
+	# All three b4 keys, and a reply command that reaches this list.
+	grep -qF "git config b4.midmask '$ARCHIVE%s'" <<<"$output"
+	grep -qF "git config b4.linkmask '$ARCHIVE%s'" <<<"$output"
+	grep -qF "git config b4.searchmask '$ARCHIVE?x=m&t=1&q=%s'" <<<"$output"
+	grep -qF "git send-email --smtp-server=127.0.0.1 --smtp-server-port=2625 --to=linux-ext4@vger.kernel.org" <<<"$output"
+}
+
+@test "a list start that fails half way leaves nothing running; list stop then says nothing runs" {
+	local other=$KBRANCH_CI_SCRATCH/failed-list pid
+	rm -rf "$other"
+	# public-inbox-httpd cannot listen on port 99999: exim4 started first.
+	KBRANCH_WORK=$other KBRANCH_LIST_SMTP_PORT=2725 KBRANCH_LIST_HTTP_PORT=99999 \
+		must_fail_with_one_line "$KBRANCH" list start
+	echo "$stderr"
+	sleep 1
+	pid=$(pgrep -f "exim4 -C $other/list/exim.conf" || true)
+	[ -z "$pid" ] || { echo "exim4 left running: pid $pid"; kill "$pid"; return 1; }
+	[ -z "$(listeners 2725)" ]
+	KBRANCH_WORK=$other run "$KBRANCH" list stop
+	echo "$output"
+	[ "$status" -eq 0 ]
+	grep -q 'list: nothing runs' <<<"$output"
+}
+
 @test "list start on a port already taken is one line naming the port, and starts nothing" {
 	local other=$KBRANCH_CI_SCRATCH/other-list
 	KBRANCH_WORK=$other KBRANCH_LIST_SMTP_PORT=8880 \
@@ -85,16 +123,28 @@ cover_msgid() {
 	[ -z "$(listeners 2725)" ] && [ -z "$(listeners 8980)" ]
 }
 
-# v1 as the list first saw it: a copy of this repository with v1's fixture,
-# patches and cover letter (ci/series-v1.diff), imported into the same
-# tree (its fixture makes a base of its own; import keeps v2's as
-# ext4dev-base-previous) and applied; after it is sent, v2 is imported
-# and applied again, the same commits as before.
+# The series' earlier revisions as the list saw them, in a copy of this
+# repository (the tooling as it is now): v2's base/, patches/, series.txt
+# and cover-letter.txt from this repository's history (commit 860cce3, the
+# last with v2), and v1 as ci/series-v1.diff on top of v2's files.
+V2_COMMIT=860cce3
+copy_at_v2() {
+	local copy
+	copy=$(repo_copy)
+	rm -rf "$copy/patches"
+	git -C "$REPO" archive "$V2_COMMIT" base patches series.txt cover-letter.txt | tar -x -C "$copy"
+	printf '%s\n' "$copy"
+}
+
+# v1 imports its own fixture into the same tree (a base of its own; import
+# keeps the current one as ext4dev-base-previous) and is applied; after it
+# is sent, the current series is imported and applied again, the same
+# commits as before.
 @test "v1, on its own fixture's base, goes to the list first as [PATCH 1/4], enrolled by b4" {
 	local v1 base tip
 	base=$(ktree rev-parse 'ext4dev-base^{commit}')
 	tip=$(ktree rev-parse ext4-rename)
-	v1=$(repo_copy)
+	v1=$(copy_at_v2)
 	(cd "$v1" && git apply --whitespace=nowarn "$REPO/ci/series-v1.diff")
 	# Revision 1: series.txt says none.
 	[ -z "$(grep '^# revision:' "$v1/series.txt" || true)" ]
@@ -105,10 +155,10 @@ cover_msgid() {
 	echo "$output"
 	[ "$status" -eq 0 ]
 	grep -q '^Subject: \[PATCH 1/4\] ext4: rename the ext4dev Kconfig options to ext4' "$KBRANCH_WORK"/outgoing/0001-*.eml
-	grep -qx "base-commit: $(ktree rev-parse 'ext4dev-base^{commit}')" "$KBRANCH_WORK"/outgoing/0000-*.eml
+	grep -qx "base-commit: $(ktree rev-parse "packaged/$VERSION^{commit}")" "$KBRANCH_WORK"/outgoing/0000-*.eml
 	ktree rev-parse -q --verify refs/tags/sent/ext4-rename-v1 >/dev/null
 	cover_msgid >"$KBRANCH_CI_SCRATCH/v1.msgid"
-	# Back to v2.
+	# Back to the current series.
 	"$KBRANCH" import 2>&1 | sed 's/^/# /' >&3
 	"$KBRANCH" apply 2>&1 | sed 's/^/# /' >&3
 	ktree tag -d ext4dev-base-previous >/dev/null
@@ -116,14 +166,16 @@ cover_msgid() {
 	[ "$(ktree rev-parse ext4-rename)" = "$tip" ]
 }
 
-@test "submit sends v2 to the list with a link to v1, the range-diff v1 -> v2 and the verdicts of both; b4 shazam of its message-id onto ext4dev-base gives the tip's tree" {
-	local wt=$KBRANCH_CI_SCRATCH/shazam msgid m id changeid
-	run "$KBRANCH" submit
+@test "v2 goes to the list with a link to v1 and the range-diff v1 -> v2, v1's own base read from its sent tag" {
+	local v2 tip
+	tip=$(ktree rev-parse ext4-rename)
+	v2=$(copy_at_v2)
+	"$v2/branch-scripts/kbranch" apply 2>&1 | sed 's/^/# /' >&3
+	run "$v2/branch-scripts/kbranch" submit
 	echo "$output"
+	"$KBRANCH" apply 2>&1 | sed 's/^/# /' >&3
+	[ "$(ktree rev-parse ext4-rename)" = "$tip" ]
 	[ "$status" -eq 0 ]
-	msgid=$(cover_msgid)
-	[ -n "$msgid" ]
-	# The same series, its second revision, on another base than v1's.
 	grep -q '^Subject: \[PATCH v2 1/4\] ext4: rename the ext4dev Kconfig options to ext4' "$KBRANCH_WORK"/outgoing/0001-*.eml
 	grep -qxF " - Link to v1: $ARCHIVE$(cat "$KBRANCH_CI_SCRATCH/v1.msgid")" "$KBRANCH_WORK"/outgoing/0000-*.eml
 	[ "$(sed -n 's/^change-id: //p' "$KBRANCH_WORK"/outgoing/0000-*.eml)" = \
@@ -131,7 +183,26 @@ cover_msgid() {
 	# v2's answer to the review, in the range-diff: MODULE_ALIAS("ext4dev").
 	grep -q '^ *[0-9]*:  *[0-9a-f]* ! [0-9]*:  *[0-9a-f]* ext4: rename the ext4dev module' "$KBRANCH_WORK"/outgoing/range-diff-v1-v2.txt
 	grep -q 'MODULE_ALIAS("ext4dev")' "$KBRANCH_WORK"/outgoing/range-diff-v1-v2.txt
-	# v1 was never verified here; v2 was, by 15-verify.bats.
+	# Neither was verified here: one line says so, not one per variant.
+	grep -q "no verdicts recorded for either revision" <<<"$output"
+	[ -z "$(grep -E '^ +[a-z-]+ +- +-> -' <<<"$output" || true)" ]
+	cover_msgid >"$KBRANCH_CI_SCRATCH/v2.msgid"
+}
+
+# Item 4 of issue 29: the series in patches/ (v3) goes out with one submit.
+@test "submit sends the current series (v3) with a link to v2, the range-diff v2 -> v3 and the verdicts of both; b4 shazam of its message-id onto ext4dev-base gives the tip's tree" {
+	local wt=$KBRANCH_CI_SCRATCH/shazam msgid m id changeid rev
+	rev=$(sed -n 's/^# revision: //p' "$REPO/series.txt")
+	run "$KBRANCH" submit
+	echo "$output"
+	[ "$status" -eq 0 ]
+	msgid=$(cover_msgid)
+	[ -n "$msgid" ]
+	grep -q "^Subject: \[PATCH v$rev 1/4\] ext4: rename the ext4dev Kconfig options to ext4" "$KBRANCH_WORK"/outgoing/0001-*.eml
+	grep -q "^Changes in v$rev" "$KBRANCH_WORK"/outgoing/0000-*.eml
+	grep -qxF " - Link to v$((rev - 1)): $ARCHIVE$(cat "$KBRANCH_CI_SCRATCH/v2.msgid")" "$KBRANCH_WORK"/outgoing/0000-*.eml
+	grep -q '^ *[0-9]*:  *[0-9a-f]* ! [0-9]*:  *[0-9a-f]* ext4: rename the ext4dev module' "$KBRANCH_WORK/outgoing/range-diff-v$((rev - 1))-v$rev.txt"
+	# v2 was never verified here; v3 was, by 15-verify.bats.
 	grep -q '^    builtin  *-  *-> good  *(changed)' <<<"$output"
 	# Every message of the thread is in the archive, as sent.
 	for m in "$KBRANCH_WORK"/outgoing/*.eml; do
@@ -144,19 +215,65 @@ cover_msgid() {
 	[ -n "$changeid" ]
 	curl -sf -X POST "$ARCHIVE?x=m&t=1&q=%22change-id%3A+$changeid%22" | gunzip | grep -qixF "Message-ID: <$msgid>"
 	# b4 recorded the revision as sent, as its own send does.
-	ktree tag -l 'sent/ext4-rename-v*' | grep -q .
+	ktree rev-parse -q --verify "refs/tags/sent/ext4-rename-v$rev" >/dev/null
 	rm -rf "$wt"
 	ktree worktree prune
 	ktree worktree add -q --detach "$wt" 'ext4dev-base^{commit}'
 	(cd "$wt" && b4_here shazam "$msgid")
 	git -C "$wt" log --oneline -5
 	[ "$(git -C "$wt" rev-parse 'HEAD^{tree}')" = "$(ktree rev-parse 'ext4-rename^{tree}')" ]
-	# And b4 am writes the same series as an mbox a maintainer applies.
-	rm -rf "$KBRANCH_CI_SCRATCH/am"
-	mkdir -p "$KBRANCH_CI_SCRATCH/am"
-	(cd "$wt" && b4_here am -o "$KBRANCH_CI_SCRATCH/am" "$msgid")
-	ls "$KBRANCH_CI_SCRATCH"/am/*.mbx
 	ktree worktree remove --force "$wt"
+}
+
+@test "submit --resend after a successful send sends the same revision again and records no new one" {
+	local tags sent
+	tags=$(ktree tag -l 'sent/*')
+	sent=$(cat "$KBRANCH_WORK/list/sent")
+	run "$KBRANCH" submit --resend
+	echo "$output"
+	[ "$status" -eq 0 ]
+	grep -q 'recorded as sent before; no new revision recorded' <<<"$output"
+	[ "$(ktree tag -l 'sent/*')" = "$tags" ]
+	[ "$(cat "$KBRANCH_WORK/list/sent")" = "$sent" ]
+}
+
+# Item 2 of issue 29: a reviewer with nothing but a clean clone of the
+# published repository (over git://) and the thread from the archive.
+@test "a clean clone of the published repository and b4 am of the thread by message-id give the tip's tree" {
+	local port=$PUB_PORT pub=$KBRANCH_CI_SCRATCH/list-pub clone=$KBRANCH_CI_SCRATCH/reviewer.git msgid m
+	msgid=$(cover_msgid)
+	rm -rf "$pub" "$clone"
+	mkdir -p "$pub"
+	# (pack.window=0: the served tree is 80k loose objects; delta search
+	# would double what the clone costs here.)
+	git -c pack.window=0 daemon --export-all --base-path="$pub" --listen=127.0.0.1 --port="$port" \
+		--reuseaddr --detach --pid-file="$pub/daemon.pid"
+	KBRANCH_PREFLIGHT_BUILD=0 run "$KBRANCH" pull-request
+	[ "$status" -eq 0 ] || { echo "$output"; kill "$(cat "$pub/daemon.pid")"; return 1; }
+	run git clone -q --bare --depth 1 --branch ext4dev-base "git://127.0.0.1:$port/ext4.git" "$clone"
+	kill "$(cat "$pub/daemon.pid")"
+	[ "$status" -eq 0 ] || { echo "$output"; return 1; }
+	# The thread names the packaged import as its base, the fixture as a
+	# prerequisite, and says where the fixture is published.
+	curl -sf "$ARCHIVE$msgid/raw" >"$BATS_TEST_TMPDIR/cover"
+	grep -qx "base-commit: $(ktree rev-parse "packaged/$VERSION^{commit}")" "$BATS_TEST_TMPDIR/cover"
+	grep -qx "prerequisite-patch-id: [0-9a-f]\{40\}" "$BATS_TEST_TMPDIR/cover"
+	grep -qx "git fetch git://127.0.0.1:$port/ext4.git tag ext4dev-base" "$BATS_TEST_TMPDIR/cover"
+	(cd "$BATS_TEST_TMPDIR" && b4_here am -o - "$msgid" >thread.mbx)
+	# Applied to the clone's ext4dev-base in an index of its own (git am's
+	# checkout of 80k files would cost 40 s here; the tree is the same).
+	mkdir "$BATS_TEST_TMPDIR/split"
+	git mailsplit -o"$BATS_TEST_TMPDIR/split" "$BATS_TEST_TMPDIR/thread.mbx" >/dev/null
+	export GIT_INDEX_FILE=$BATS_TEST_TMPDIR/index
+	git -C "$clone" read-tree ext4dev-base
+	for m in "$BATS_TEST_TMPDIR"/split/*; do
+		git -C "$clone" apply --cached "$m"
+	done
+	[ "$(git -C "$clone" write-tree)" = "$(ktree rev-parse 'ext4-rename^{tree}')" ]
+	unset GIT_INDEX_FILE
+	# Sent by a person: the patches' author is who ran submit.
+	[ "$(sed -n 's/^From: //p' "$BATS_TEST_TMPDIR/thread.mbx" | sort -u)" = "Lee Lister <lee@kernel.test>" ]
+	rm -rf "$clone"
 }
 
 # A reply to message file $2 of the outgoing thread (0000 is the cover),
@@ -191,6 +308,8 @@ wait_archived() {
 	patch3=$(basename "$KBRANCH_WORK"/outgoing/0003-*.eml)
 	reply_to 'Rev Iewer <rev@kernel.test>' "$patch2" 'Reviewed-by: Rev Iewer <rev@kernel.test>'
 	reply_to 'Mallory <mallory@kernel.test>' "$patch2" "Reviewed-by: Theodore Ts'o <tytso@mit.edu>"
+	# His name, not his address: b4 takes it; kbranch trailers must not.
+	reply_to "Theodore Ts'o <ted@elsewhere.test>" "$patch3" "Reviewed-by: Theodore Ts'o <tytso@mit.edu>"
 	reply_to 'Andreas Dilger <adilger@kernel.test>' "$(basename "$KBRANCH_WORK"/outgoing/0000-*.eml)" \
 		'Acked-by: Andreas Dilger <adilger@kernel.test>'
 	reply_to 'Bob <bob@kernel.test>' "$patch3" 'Tested-by: bob, on my laptop'
@@ -204,6 +323,14 @@ wait_archived() {
 	echo "$output"
 	ktree checkout -q ext4-rename
 	after=$(ktree rev-parse ext4-rename)
+	# Run again, with the trailers in the branch: they are not new, and
+	# never "malformed" (git log | grep -q under pipefail said so, by turns).
+	local again i
+	for i in 1 2; do
+		again=$("$KBRANCH" trailers 2>&1) || { echo "$again"; return 1; }
+		[ -z "$(sed -n '/^trailer-like lines b4 did not take/,/^outside/p' <<<"$again" | grep -e 'Rev Iewer' -e 'Andreas Dilger')" ] ||
+			{ echo "re-run $i:"; echo "$again"; return 1; }
+	done
 	# Put the branch and patches/ back for the files that follow.
 	ktree reset -q --hard "$before"
 	git -C "$REPO" diff --stat -- patches series.txt
@@ -215,16 +342,56 @@ wait_archived() {
 	[ "$(ktree log --format='%(trailers:only,unfold)' "$before..$after" | grep -c '^Acked-by: Andreas Dilger')" -eq 4 ]
 	# (bats does not fail on a "! command" line: compare instead.)
 	[ -z "$(ktree log --format=%B "$before..$after" | grep -e '^Reviewed-by: Theodore' -e 'eve@kernel.test' -e 'bob, on my laptop')" ]
-	grep -q '^  Reviewed-by: Theodore Ts.o <tytso@mit.edu>$' <<<"$output"
+	# Each refused trailer says who sent it.
+	grep -q '^  Reviewed-by: Theodore Ts.o <tytso@mit.edu> (from mallory@kernel.test, ted@elsewhere.test)$' <<<"$output"
 	grep -q '^  Tested-by: bob, on my laptop (from bob@kernel.test)$' <<<"$output"
 	grep -q '^  eve@kernel.test "\[PATCH\] ext4: other work"$' <<<"$output"
 }
 
-@test "with the list down, submit is one line and keeps the thread; submit --resend sends it" {
+@test "the archive mirrors over HTTP: git clone of an epoch and public-inbox-clone" {
+	local m=$KBRANCH_CI_SCRATCH/mirror
+	rm -rf "$m"
+	git clone -q --mirror "${ARCHIVE}git/0.git" "$m/0.git"
+	[ "$(git -C "$m/0.git" rev-list --count --all)" -gt 0 ]
+	public-inbox-clone -q "$ARCHIVE" "$m/inbox"
+	[ -d "$m/inbox/git/0.git" ]
+	rm -rf "$m"
+}
+
+@test "a reply the archive cannot take waits in the list's queue, trailers says so, and it is archived when the archive is back" {
+	local list=$KBRANCH_WORK/list id="held-$$@kernel.test" before
+	before=$(ktree rev-parse ext4-rename)
+	printf '%s\n' 'From: Rev Iewer <rev@kernel.test>' 'To: linux-ext4@vger.kernel.org' "Subject: Re: $(ktree log -1 --format=%s ext4-rename)" \
+		"Date: $(date -R)" "Message-ID: <$id>" "In-Reply-To: <$(cover_msgid)>" '' 'Looks good.' >"$BATS_TEST_TMPDIR/held.eml"
+	# The archive gone for a moment (a full disk, a permission).
+	mv "$list/inbox" "$list/inbox.away"
+	curl -sS --crlf --url smtp://127.0.0.1:2625/ci.localhost --mail-from rev@kernel.test \
+		--mail-rcpt linux-ext4@vger.kernel.org --upload-file "$BATS_TEST_TMPDIR/held.eml"
+	sleep 2
+	mv "$list/inbox.away" "$list/inbox"
+	run "$KBRANCH" trailers
+	echo "$output"
+	# The review's trailers (the test above) were folded in again: put the
+	# branch and patches/ back for the tests that follow.
+	ktree checkout -q ext4-rename
+	ktree reset -q --hard "$before"
+	git -C "$REPO" checkout -q -- patches series.txt
+	[ "$status" -eq 0 ]
+	# Unless exim's retry came first: then it is in the archive already.
+	grep -q '^not yet in the archive: 1 message(s) in the list.s queue' <<<"$output" || wait_archived "$id"
+	[ -z "$(grep 'refused by the archive for good' <<<"$output" || true)" ]
+	wait_archived "$id"
+	[ ! -s "$list/mda-home/bounces.mbox" ]
+}
+
+@test "with the list down, submit is one line before any slow work; submit --resend sends what outgoing/ holds" {
+	local before
 	"$KBRANCH" list stop
+	before=$(stat -c %Y "$KBRANCH_WORK"/outgoing/0000-*.eml)
 	must_fail_with_one_line "$KBRANCH" submit
 	grep -q 'no list on 127.0.0.1:2625' <<<"$stderr"
-	ls "$KBRANCH_WORK"/outgoing/0000-*.eml
+	# Nothing was written: the check comes before b4.
+	[ "$(stat -c %Y "$KBRANCH_WORK"/outgoing/0000-*.eml)" = "$before" ]
 	"$KBRANCH" list start
 	run "$KBRANCH" submit --resend
 	echo "$output"
@@ -232,16 +399,17 @@ wait_archived() {
 	curl -sf "$ARCHIVE$(cover_msgid)/raw" >/dev/null
 }
 
-@test "the next revision goes out as v3 with a link to v2 in the archive, the range-diff and the verdict delta" {
-	local before v2 msgid wt=$KBRANCH_CI_SCRATCH/v3
+@test "the next revision goes out with a link to the one before in the archive, the range-diff and the verdict delta" {
+	local before prev msgid rev wt=$KBRANCH_CI_SCRATCH/next
 	before=$(ktree rev-parse ext4-rename)
-	v2=$(cover_msgid)
-	# A revision of our own: patch 2's message reworded, revision 3.
+	prev=$(cover_msgid)
+	# A revision of our own: patch 2's message reworded, the next revision.
 	ktree checkout -q ext4-rename
 	ktree -c user.name=ci -c user.email=ci@kernel.test rebase -q -x \
 		"git commit -q --amend -m \"\$(git log -1 --format=%B | sed 's/^Based on a patch by/Derived from a patch by/')\"" \
 		'ext4dev-base^{commit}'
-	sed -i 's/^# revision: 2$/# revision: 3/' "$REPO/series.txt"
+	rev=$(sed -n 's/^# revision: //p' "$REPO/series.txt")
+	sed -i "s/^# revision: $rev\$/# revision: $((rev + 1))/" "$REPO/series.txt"
 	run "$KBRANCH" submit
 	echo "$output"
 	msgid=$(cover_msgid)
@@ -257,9 +425,9 @@ wait_archived() {
 	ktree reset -q --hard "$before"
 	git -C "$REPO" checkout -q -- series.txt
 	[ "$status" -eq 0 ]
-	grep -q '^Subject: \[PATCH v3 2/4\]' "$KBRANCH_WORK"/outgoing/0002-*.eml
-	grep -qxF " - Link to v2: $ARCHIVE$v2" "$KBRANCH_WORK"/outgoing/0000-*.eml
-	grep -q 'Derived from a patch by' "$KBRANCH_WORK"/outgoing/range-diff-v2-v3.txt
+	grep -q "^Subject: \[PATCH v$((rev + 1)) 2/4\]" "$KBRANCH_WORK"/outgoing/0002-*.eml
+	grep -qxF " - Link to v$rev: $ARCHIVE$prev" "$KBRANCH_WORK"/outgoing/0000-*.eml
+	grep -q 'Derived from a patch by' "$KBRANCH_WORK/outgoing/range-diff-v$rev-v$((rev + 1)).txt"
 	grep -q '^    builtin  *[a-z-]*  *-> ' <<<"$output"
 	[ "$tree_v3" = "$tree_tip" ]
 }
@@ -270,8 +438,10 @@ received_count() {
 }
 
 @test "a list that refuses a message half way: one line naming it and why; --resend sends only the rest" {
-	local msgid m
-	sed -i 's/^# revision: 2$/# revision: 4/' "$REPO/series.txt"
+	local msgid m rev
+	# Two past the series' own: the next one went out in the test above.
+	rev=$(sed -n 's/^# revision: //p' "$REPO/series.txt")
+	sed -i "s/^# revision: $rev\$/# revision: $((rev + 2))/" "$REPO/series.txt"
 	"$KBRANCH" list stop
 	# The cover letter (about 17 KB) fits, patch 1 (about 80 KB) does not.
 	KBRANCH_LIST_MAX_SIZE=40K "$KBRANCH" list start
@@ -300,8 +470,9 @@ received_count() {
 	pids=$(list_pids)
 	run "$KBRANCH" list stop
 	[ "$status" -eq 0 ]
+	# (A zombie runs nothing: this machine's init may reap it late.)
 	for pid in $pids; do
-		if kill -0 "$pid" 2>/dev/null; then
+		if [[ "$(ps -o stat= -p "$pid" || true)" =~ ^[^Z] ]]; then
 			echo "pid $pid still runs"
 			return 1
 		fi
