@@ -95,8 +95,9 @@ canned_observation() {
 	[ "$status" -eq 1 ]
 	local line
 	for line in '+ fs: ext3 ext2 ext4 ext4dev' '- fs: ext3 ext2 ext4' \
-		'+ log: EXT4-fs (vda): mounted as ext4dev, which is deprecated and will be removed in Linux 6.4; mount as ext4' \
-		'+ log: EXT4-fs (vdb): not marked OK to use with test code, mount as ext4' \
+		'+ log: EXT4-fs (vda): mounted as ext4dev, which is deprecated; mount it as ext4' \
+		'+ log: EXT4-fs (vda): blkid reports ext4dev while the test_fs flag is set; tune2fs -E ^test_fs clears it' \
+		'+ log: EXT4-fs (vdb): mounted as ext4dev, which is deprecated; mount it as ext4' \
 		'+ test: global.the_compat_type_mounts_the_flagged_image_and_warns ok' \
 		'- test: global.the_compat_type_mounts_the_flagged_image_and_warns skip'; do
 		[[ "$output" == *"minimal: differs from packaged/canned: $line"* ]] || { echo "not named: $line"; return 1; }
