@@ -169,9 +169,12 @@ run() {
 }
 
 # --- What changed since the previous revision --------------------------------
-# The range-diff from the previous revision as sent (b4's sent/ tag, b4
-# prep --compare-to), and beside it the verdicts the notes hold for each
-# patch of both, variant by variant, so a reviewer sees which results moved.
+# The range-diff from the previous revision as sent (b4's sent/ tag), and
+# beside it the verdicts the notes hold for each patch of both, variant by
+# variant, so a reviewer sees which results moved.  git range-diff of the
+# two series themselves, not b4 prep --compare-to: b4 takes the old range
+# from the tag's base-commit, the packaged import, and would list the
+# fixture (a prerequisite, not a patch) as dropped.
 revision_report() {
 	local out=$1 log=$2 rev prev tag
 	rev=$(series_revision)
@@ -181,8 +184,8 @@ revision_report() {
 		step "no earlier revision sent from here (no tag $tag): no range-diff"
 		return 0
 	fi
-	b4_in_tree prep --compare-to "v$prev" >"$out/range-diff-v$prev-v$rev.txt" 2>>"$log" ||
-		die "b4 prep --compare-to v$prev failed (log: $log)"
+	kgit range-diff "$(sent_series_base "$tag")..$tag" "$KB_BASE_TAG..$KBRANCH_BRANCH" >"$out/range-diff-v$prev-v$rev.txt" 2>>"$log" ||
+		die "git range-diff v$prev v$rev failed (log: $log)"
 	step "range-diff v$prev -> v$rev ($out/range-diff-v$prev-v$rev.txt):"
 	cat "$out/range-diff-v$prev-v$rev.txt"
 	step "verdicts from the notes, v$prev -> v$rev (- = never verified):"
@@ -207,6 +210,16 @@ sent_prerequisites() {
 	kgit tag -l --format='%(contents)' "$1" | grep -c '^prerequisite-patch-id: ' || true
 }
 
+# The commit a sent revision's patches sit on: its base-commit, or the
+# last of the fixture commits its prerequisite-patch-id lines name.
+sent_series_base() {
+	local base k
+	base=$(sent_base "$1")
+	k=$(sent_prerequisites "$1")
+	[ "$k" -eq 0 ] || base=$(kgit rev-list --reverse "$base..$1" | sed -n "${k}p")
+	printf '%s\n' "$base"
+}
+
 verdict_delta() {
 	local table
 	table=$(verdict_table "$@")
@@ -222,7 +235,7 @@ verdict_table() {
 	local old=$1 new=$2 olds=() news=() i variant a b
 	# shellcheck source=branch-scripts/lib/notes.sh
 	. "$KB_REPO/branch-scripts/lib/notes.sh"
-	mapfile -t olds < <(kgit rev-list --reverse "$(sent_base "$old")..$old" | tail -n +"$(($(sent_prerequisites "$old") + 1))")
+	mapfile -t olds < <(kgit rev-list --reverse "$(sent_series_base "$old")..$old")
 	mapfile -t news < <(kgit rev-list --reverse "$KB_BASE_TAG..$new")
 	for ((i = 0; i < ${#news[@]} || i < ${#olds[@]}; i++)); do
 		printf '  %d/%d %s\n' "$((i + 1))" "${#news[@]}" "$(kgit log -1 --format=%s "${news[i]:-${olds[i]}}")"
@@ -316,18 +329,21 @@ send_thread() {
 		fi
 		n=$((n + 1))
 	done
-	rm -f "$accepted"
 	cover=$(message_id "${messages[0]}")
 	# A resend of a thread sent before is the same revision again: b4's
 	# --manual-reroll would record it as the next one (a bogus sent/ tag
 	# that the real next revision then keeps).
 	if already_sent "$cover"; then
+		rm -f "$accepted"
 		step "sent again: $(list_url)$cover/ (recorded as sent before; no new revision recorded)"
 		return 0
 	fi
 	# Recorded only once the archive has every message: a thread the
 	# archive lost (it refused them, for now or for good) is not sent.
+	# Until then .accepted stays: the list has them and retries them, so
+	# a resend sends none again.
 	in_archive "${messages[@]}"
+	rm -f "$accepted"
 	# What was sent, for kbranch trailers: every message-id, and the
 	# cover letter's per revision.
 	for m in "${messages[@]}"; do
