@@ -202,6 +202,8 @@ copy_at_v2() {
 	grep -q "^Changes in v$rev" "$KBRANCH_WORK"/outgoing/0000-*.eml
 	grep -qxF " - Link to v$((rev - 1)): $ARCHIVE$(cat "$KBRANCH_CI_SCRATCH/v2.msgid")" "$KBRANCH_WORK"/outgoing/0000-*.eml
 	grep -q '^ *[0-9]*:  *[0-9a-f]* ! [0-9]*:  *[0-9a-f]* ext4: rename the ext4dev module' "$KBRANCH_WORK/outgoing/range-diff-v$((rev - 1))-v$rev.txt"
+	# The fixture is a prerequisite of both, not a patch v3 dropped.
+	[ -z "$(grep 'fixture: recreate the ext4dev-era' "$KBRANCH_WORK/outgoing/range-diff-v$((rev - 1))-v$rev.txt" || true)" ]
 	# v2 was never verified here; v3 was, by 15-verify.bats.
 	grep -q '^    builtin  *-  *-> good  *(changed)' <<<"$output"
 	# Every message of the thread is in the archive, as sent.
@@ -359,16 +361,23 @@ wait_archived() {
 }
 
 @test "a reply the archive cannot take waits in the list's queue, trailers says so, and it is archived when the archive is back" {
-	local list=$KBRANCH_WORK/list id="held-$$@kernel.test" before
+	local list=$KBRANCH_WORK/list id="held-$$@kernel.test" before cmd
 	before=$(ktree rev-parse ext4-rename)
-	printf '%s\n' 'From: Rev Iewer <rev@kernel.test>' 'To: linux-ext4@vger.kernel.org' "Subject: Re: $(ktree log -1 --format=%s ext4-rename)" \
-		"Date: $(date -R)" "Message-ID: <$id>" "In-Reply-To: <$(cover_msgid)>" '' 'Looks good.' >"$BATS_TEST_TMPDIR/held.eml"
-	# The archive gone for a moment (a full disk, a permission).
+	printf '%s\n' 'From: Rev Iewer <rev@kernel.test>' "Subject: Re: $(ktree log -1 --format=%s ext4-rename)" \
+		"Message-ID: <$id>" '' 'Looks good.' >"$BATS_TEST_TMPDIR/held.eml"
+	# The reply sent the way list status tells a reviewer to ("git
+	# send-email ..."), while the archive is gone for a moment (a full
+	# disk, a permission); put back whatever happens.
+	cmd=$("$KBRANCH" list status | sed -n 's/^  git \(send-email .*\) --in-reply-to=MESSAGE-ID REPLY.eml$/\1/p')
+	[ -n "$cmd" ]
 	mv "$list/inbox" "$list/inbox.away"
-	curl -sS --crlf --url smtp://127.0.0.1:2625/ci.localhost --mail-from rev@kernel.test \
-		--mail-rcpt linux-ext4@vger.kernel.org --upload-file "$BATS_TEST_TMPDIR/held.eml"
+	# shellcheck disable=SC2086 # the printed command, split into its words
+	run bash -c 'cd "$1" && shift && git -c user.name=Rev -c user.email=rev@kernel.test "$@"' _ "$BATS_TEST_TMPDIR" $cmd \
+		--from='Rev Iewer <rev@kernel.test>' --confirm=never --in-reply-to="<$(cover_msgid)>" held.eml
 	sleep 2
 	mv "$list/inbox.away" "$list/inbox"
+	echo "$output"
+	[ "$status" -eq 0 ]
 	run "$KBRANCH" trailers
 	echo "$output"
 	# The review's trailers (the test above) were folded in again: put the
@@ -437,7 +446,7 @@ received_count() {
 	grep -c "<= .* id=$1\$" "$KBRANCH_WORK/list/log/mainlog" || true
 }
 
-@test "a list that refuses a message half way: one line naming it and why; --resend sends only the rest" {
+@test "a list that refuses a message half way: one line naming it and why; --resend sends only the rest, recorded once the archive has it all" {
 	local msgid m rev
 	# Two past the series' own: the next one went out in the test above.
 	rev=$(sed -n 's/^# revision: //p' "$REPO/series.txt")
@@ -452,11 +461,30 @@ received_count() {
 	[ "$(cat "$KBRANCH_WORK/outgoing/.accepted")" = "$(basename "$KBRANCH_WORK"/outgoing/0000-*.eml)" ]
 	"$KBRANCH" list stop
 	"$KBRANCH" list start
+	# The archive gone while the rest is sent: the list takes the messages
+	# (and retries them), but the thread is not recorded as sent.
+	mv "$KBRANCH_WORK/list/inbox" "$KBRANCH_WORK/list/inbox.away"
+	run --separate-stderr "$KBRANCH" submit --resend
+	mv "$KBRANCH_WORK/list/inbox.away" "$KBRANCH_WORK/list/inbox"
+	printf '%s\n' "$stderr"
+	[ "$status" -ne 0 ]
+	[ "$(printf '%s\n' "$stderr" | grep -vcE '^$|^\[ *[0-9]+s\] ')" -eq 1 ]
+	[[ "$stderr" == *"the archive has not taken "*" of 5 messages"*"not recorded as sent"* ]]
+	[ -z "$(ktree tag -l "sent/ext4-rename-v$((rev + 2))")" ]
+	# Nor in kbranch's own record, which kbranch trailers reads.
+	[ -z "$(grep -F "$msgid" "$KBRANCH_WORK/list/sent" || true)" ]
+	# Once exim's retry has put them in, a resend sends nothing again and
+	# records the revision.
+	for m in "$KBRANCH_WORK"/outgoing/*.eml; do
+		wait_archived "$(sed -n 's/^Message-ID: <\(.*\)>$/\1/Ip' "$m" | head -n 1)"
+	done
 	run "$KBRANCH" submit --resend
 	git -C "$REPO" checkout -q -- series.txt
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"0000-"*": accepted by the list before, not sent again"* ]]
+	[[ "$output" == *"0004-"*": accepted by the list before, not sent again"* ]]
+	ktree rev-parse -q --verify "refs/tags/sent/ext4-rename-v$((rev + 2))" >/dev/null
 	# The list received every message exactly once, the cover letter too.
 	for m in "$KBRANCH_WORK"/outgoing/*.eml; do
 		[ "$(received_count "$(sed -n 's/^Message-ID: <\(.*\)>$/\1/Ip' "$m" | head -n 1)")" -eq 1 ]
