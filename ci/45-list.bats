@@ -473,10 +473,11 @@ received_count() {
 	[ -z "$(ktree tag -l "sent/ext4-rename-v$((rev + 2))")" ]
 	# Nor in kbranch's own record, which kbranch trailers reads.
 	[ -z "$(grep -F "$msgid" "$KBRANCH_WORK/list/sent" || true)" ]
-	# Once exim's retry has put them in, a resend sends nothing again and
-	# records the revision.
-	for m in "$KBRANCH_WORK"/outgoing/*.eml; do
-		wait_archived "$(sed -n 's/^Message-ID: <\(.*\)>$/\1/Ip' "$m" | head -n 1)"
+	# Once exim's retry has put them in (its queue empty: 60 s at most), a
+	# resend sends nothing again and records the revision.
+	for _ in $(seq 120); do
+		[ "$(exim4 -C "$KBRANCH_WORK/list/exim.conf" -bpc)" != 0 ] || break
+		sleep 0.5
 	done
 	run "$KBRANCH" submit --resend
 	git -C "$REPO" checkout -q -- series.txt

@@ -358,6 +358,9 @@ send_thread() {
 # background: 30 s at most), or one line says how many are not.
 in_archive() {
 	local m missing=() _
+	# Deliveries done, and a fresh httpd worker: one that saw the archive
+	# change under it may not find what was delivered since.
+	list_settle
 	for _ in $(seq 60); do
 		missing=()
 		for m in "$@"; do
