@@ -87,7 +87,8 @@ load helpers
 	run ktree diff --numstat "packaged/$VERSION" ext4-rename
 	[ "$status" -eq 0 ]
 	echo "$output"
-	[ "$(echo "$output" | awk '{print $3}' | tr '\n' ' ')" = "fs/ext4/Kconfig fs/ext4/super.c " ]
+	# The compat type's Kconfig and code, and its SELinux fs_use line.
+	[ "$(echo "$output" | awk '{print $3}' | tr '\n' ' ')" = "fs/ext4/Kconfig fs/ext4/super.c scripts/selinux/mdp/mdp.c " ]
 	# Additions only: nothing of the packaged tree was changed or lost.
 	[ "$(echo "$output" | awk '{d += $2} END {print d}')" -eq 0 ]
 	[ "$(ktree grep -il ext4dev ext4-rename | tr '\n' ' ')" = "ext4-rename:fs/ext4/Kconfig ext4-rename:fs/ext4/super.c " ]
@@ -160,7 +161,8 @@ load helpers
 	local copy before patch
 	copy=$(repo_copy)
 	patch=$(ls "$copy"/patches/0004-*.patch)
-	sed -i 's/^-\t \* Since ext4dev is still considered development code/-\t * Since ext4dev is still experimental code/' "$patch"
+	sed -i 's/^-\t \* Since ext4 is still considered development code/-\t * Since ext4 is still experimental code/' "$patch"
+	grep -q '^-.* Since ext4 is still experimental code' "$patch"
 	before=$(tree_state)
 	run --separate-stderr "$copy/branch-scripts/kbranch" apply
 	[ "$status" -ne 0 ]
