@@ -148,12 +148,24 @@ check_ports() {
 # nothing of it runs on without the rest (an exim4 still retrying its
 # port, with no pid file yet, was left behind before).
 STARTED_PIDS=()
+HTTPD_STARTED=0
 
 undo_failed_start() {
 	local pid
 	for pid in "${STARTED_PIDS[@]}"; do
 		kill "$pid" 2>/dev/null || true
 	done
+	# public-inbox-httpd daemonizes (-D): its pid is known only from the pid
+	# file it writes, and it may live on after its port failed to answer.
+	if [ "$HTTPD_STARTED" = 1 ] && pid=$(live_pid "$(list_dir)/httpd.pid"); then
+		kill "$pid" 2>/dev/null || true
+		# Gone before the one-line error: a later list stop finds nothing.
+		local _
+		for _ in $(seq 25); do
+			alive "$pid" || break
+			sleep 0.2
+		done
+	fi
 }
 
 start_exim() {
@@ -182,6 +194,7 @@ start_httpd() {
 		PI_CONFIG=$dir/pi-config public-inbox-httpd -D -P "$dir/httpd.pid" -l "http://127.0.0.1:$(list_http_port)" \
 		-1 "$dir/log/httpd.out" -2 "$dir/log/httpd.err" >>"$dir/list.log" 2>&1 ||
 		die "public-inbox-httpd did not start (log: $dir/log/httpd.err)"
+	HTTPD_STARTED=1
 	wait_for_port "$(list_http_port)" "$dir/httpd.pid" public-inbox-httpd
 }
 
