@@ -19,8 +19,8 @@ setup_file() {
 	grep -qx 'CONFIG_EXT4_FS=y' "$carried"
 	grep -qx 'CONFIG_EXT4_FS_POSIX_ACL=y' "$carried"
 	grep -qx 'CONFIG_EXT4_FS_SECURITY=y' "$carried"
-	# The compat type is off unless chosen, even for configs with the old names.
-	grep -qx '# CONFIG_EXT4DEV_COMPAT is not set' "$carried"
+	# An old config keeps the ext4dev type its system mounts (issue 29 D1).
+	grep -qx 'CONFIG_EXT4DEV_COMPAT=y' "$carried"
 	# ... and it started with the old ones only.
 	grep -qx 'CONFIG_EXT4DEV_FS=y' "$KBRANCH_WORK/carry/seed/build/builtin/.config"
 	run grep -q '^CONFIG_EXT4_FS=' "$KBRANCH_WORK/carry/seed/build/builtin/.config"
@@ -153,12 +153,14 @@ make_detour_branch() {
 	[ "$(grep -c 'Kconfig runs (' <<<"$output")" -eq 0 ]
 }
 
-# v1's default, EXT4DEV_COMPAT from EXT4DEV_FS: a defconfig made at the
-# base switches the compat type on at the tip; and a tip defconfig that
-# drops an ext4 line is caught too.
-@test "defconfigs: a carried defconfig that gains the compat type, or a tip one that loses ACLs, is caught with its line" {
-	scratch_commit ext4-rename 'ext4: v1-style compat default, and i386 loses ACLs' sh -c \
-		"sed -i '/^config EXT4DEV_COMPAT\$/,/^\$/s/^\tdepends on EXT4_FS\$/&\n\tdefault y if EXT4DEV_FS != n/' fs/ext4/Kconfig &&
+# Patch 2's plain "default y" left at the tip (v1's finding in v3's
+# terms): a defconfig made at the tip, which never named ext4dev, switches
+# the compat type on; and a tip defconfig that drops an ext4 line is
+# caught too.
+@test "defconfigs: a tip defconfig that gains the compat type, or one that loses ACLs, is caught with its line" {
+	scratch_commit ext4-rename 'ext4: the compat type on for every config, and i386 loses ACLs' sh -c \
+		"sed -i 's/^\tdefault y if EXT4DEV_FS != n || EXT4DEV_FS_POSIX_ACL || EXT4DEV_FS_SECURITY\$/\tdefault y/' fs/ext4/Kconfig &&
+		 grep -qP '^\tdefault y\$' fs/ext4/Kconfig &&
 		 sed -i '/^CONFIG_EXT4_FS_POSIX_ACL=y\$/d' arch/x86/configs/i386_defconfig"
 	ktree checkout -q -f ext4-rename
 	run "$KBRANCH" defconfigs --branch scratch --arch x86_64 --arch i386
@@ -166,7 +168,7 @@ make_detour_branch() {
 	echo "$output"
 	[ "$status" -eq 1 ]
 	grep -q '^not ok [0-9]* - arch/x86/configs/x86_64_defconfig (ARCH=x86_64) differs' <<<"$output"
-	grep -qx '# from the base: + CONFIG_EXT4DEV_COMPAT=y' <<<"$output"
+	grep -qx '# tip: + CONFIG_EXT4DEV_COMPAT=y' <<<"$output"
 	grep -qx '# tip: - CONFIG_EXT4_FS_POSIX_ACL=y' <<<"$output"
 }
 
