@@ -91,16 +91,22 @@ load helpers
 	[ "$(echo "$output" | awk '{print $3}' | tr '\n' ' ')" = "fs/ext4/Kconfig fs/ext4/super.c scripts/selinux/mdp/mdp.c " ]
 	# Additions only: nothing of the packaged tree was changed or lost.
 	[ "$(echo "$output" | awk '{d += $2} END {print d}')" -eq 0 ]
-	[ "$(ktree grep -il ext4dev ext4-rename | tr '\n' ' ')" = "ext4-rename:fs/ext4/Kconfig ext4-rename:fs/ext4/super.c " ]
+	[ "$(ktree grep -il ext4dev ext4-rename | tr '\n' ' ')" = "ext4-rename:fs/ext4/Kconfig ext4-rename:fs/ext4/super.c ext4-rename:scripts/selinux/mdp/mdp.c " ]
 	# Every ext4dev line in the code sits inside the compatibility #ifdef,
-	# or tests IS_EXT4DEV_SB (the test_fs check kept for the ext4dev type,
-	# the deprecation warning), or (un)registers the type.
+	# or tests IS_EXT4DEV_SB, or is one of the two warnings under it, or
+	# (un)registers the type.
 	ktree show ext4-rename:fs/ext4/super.c | awk '
 		/^#ifdef CONFIG_EXT4DEV_COMPAT/ { inside = 1 }
 		/^#endif/ { inside = 0 }
 		tolower($0) ~ /ext4dev/ && !inside && !/IS_EXT4DEV_SB\(sb\)/ && !/register_as_ext4dev\(\);/ &&
-			!/deprecated ext4dev type/ && !/"mounted as ext4dev, which is deprecated/ {
+			!/"mounted as ext4dev, which is deprecated/ && !/"blkid reports ext4dev while the test_fs flag is set/ {
 			print "outside compat: " $0; bad = 1 }
+		END { exit bad }'
+	# mdp.c's ext4dev fs_use line too.
+	ktree show ext4-rename:scripts/selinux/mdp/mdp.c | awk '
+		/^#ifdef CONFIG_EXT4DEV_COMPAT/ { inside = 1 }
+		inside && /^#endif/ { inside = 0 }
+		/ext4dev/ && !inside { print "outside compat: " $0; bad = 1 }
 		END { exit bad }'
 }
 
