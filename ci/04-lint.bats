@@ -397,7 +397,7 @@ FORMS
 	[ -z "$output" ]
 }
 
-# shellcheck's set-e findings (SC2310: a function called in a condition,
+# The set-e findings of shellcheck (SC2310: a function called in a condition,
 # where set -e stops holding inside it) of each file given, checked under
 # the set -e it runs in (a sourced file is checked as if it began with
 # the set -euo pipefail of the program that sources it): "N file" lines.
