@@ -308,18 +308,18 @@ bisect_why() {
 
 # Both ends first, each with the same config and test.
 bisect_check_ends() {
-	tgit checkout -q --detach "$KB_BISECT_GOOD"
-	bisect_test_head 1 good-end
+	bisect_check_end 1 "$KB_BISECT_GOOD" good 0
+	bisect_check_end 2 "$KB_BISECT_BAD" bad 1
+}
+
+# Step $1 tests end $2, which must be $3 (bisect-tests/run exit $4).
+bisect_check_end() {
+	local n=$1 commit=$2 verdict=$3 code=$4
+	tgit checkout -q --detach "$commit"
+	bisect_test_head "$n" "$verdict-end"
 	bisect_stop_unless_verdict
-	if [ "$KB_CODE" != 0 ]; then
-		bisect_give_up "the good end ${KB_BISECT_GOOD:0:12} is not good: $(bisect_why 1)"
-	fi
-	bisect_config_steps
-	tgit checkout -q --detach "$KB_BISECT_BAD"
-	bisect_test_head 2 bad-end
-	bisect_stop_unless_verdict
-	if [ "$KB_CODE" != 1 ]; then
-		bisect_give_up "the bad end ${KB_BISECT_BAD:0:12} is not bad: $(bisect_why 2)"
+	if [ "$KB_CODE" != "$code" ]; then
+		bisect_give_up "the $verdict end ${commit:0:12} is not $verdict: $(bisect_why "$n")"
 	fi
 	bisect_config_steps
 }
