@@ -302,3 +302,13 @@ EOF
 	must_fail_with_one_line "$KBRANCH" report
 	[[ "$stderr" == *"no verify results"* ]]
 }
+
+# lib/notes.sh is the one reader of a note line: kcidb-report gets a note's
+# fields as note.key= fields and refuses a build record without them (the
+# raw line, as it once took, among them).
+@test "report: kcidb-report reads note fields, not note lines: a record with only note=<line> is refused in one line" {
+	must_fail_with_one_line "$REPO/branch-scripts/libexec/kcidb-report" < <(
+		printf 'report\tdir=%s\torigin=kbranch\tbranch=b\turl=\trepo=\trepo_other=\n' "$BATS_TEST_TMPDIR"
+		printf 'build\tcommit=0123456789ab\tvariant=builtin\tkind=built\tnote=kbranch-verify verdict=good\n')
+	[[ "$stderr" == *"lacks note.verdict="* ]]
+}

@@ -137,7 +137,7 @@ build_facts() {
 		while read -r variant kind _; do
 			note=${KB_NOTE_LATEST[$commit $variant]:-}
 			[ -n "$note" ] || continue
-			fact build "commit=$commit" "variant=$variant" "kind=$kind" "note=$note" \
+			fact build "commit=$commit" "variant=$variant" "kind=$kind" "$(note_fact_fields "$note")" \
 				"$(keep_run_files "$out" "$commit" "$variant" "$note")" \
 				"parent_build=$(parent_stage "$parent" "$variant" build)" \
 				"parent_boot=$(parent_stage "$parent" "$variant" boot)" \

@@ -239,6 +239,18 @@ note_get() {
 	printf '%s\n' "${NOTE_FIELDS[$2]}"
 }
 
+# The fields of note line $1 as "note.key=value" words, tab separated:
+# libexec/kcidb-report reads facts, and gets a note's fields from here
+# rather than parsing the line a second time.
+note_fact_fields() {
+	local key IFS=$'\t' words=()
+	note_parse "$1"
+	for key in "${!NOTE_FIELDS[@]}"; do
+		words+=("note.$key=${NOTE_FIELDS[$key]}")
+	done
+	printf '%s' "${words[*]}"
+}
+
 # The newest line of one commit and variant, any tests version, read from
 # that commit's note alone (no whole index for one question); fails when
 # there is none.
