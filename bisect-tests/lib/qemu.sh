@@ -117,13 +117,14 @@ qemu_retrying() {
 # or QEMU killed (SIGKILL, 137) before its timeout, which the OOM killer
 # does.
 qemu_machine_fault() {
-	local rc=$1 console=$2 seconds=$3 why
+	local rc=$1 console=$2 seconds=$3 why timeout
 	why=$(qemu_setup_problem "$console")
+	timeout=$(qemu_timeout)
 	if [ -n "$why" ]; then
 		printf 'QEMU did not start: %s\n' "$why"
 	elif [ ! -s "$console" ]; then
 		printf 'QEMU printed nothing in %ss (exit %s)\n' "$seconds" "$rc"
-	elif [ "$rc" = 137 ] && [ "$seconds" -lt "$(qemu_timeout)" ]; then
+	elif [ "$rc" = 137 ] && [ "$seconds" -lt "$timeout" ]; then
 		printf 'QEMU was killed after %ss, before its timeout (out of memory?)\n' "$seconds"
 	fi
 }
