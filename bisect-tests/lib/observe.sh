@@ -32,23 +32,35 @@ observe_log_lines() {
 	facts_get "$1" kernel | observe_log_filter "$2"
 }
 
-# The guest's copy of the whole kernel log in facts file $1 (ext4-checks.c:
-# print_kernel_log), its lines as the console shows them ("[time] text",
-# without the "<level>" prefix).  Fails unless the copy is there and has
-# as many lines as the guest counted: a copy cut short would hide lines.
-observe_kernel_log() {
+# Is the guest's copy of the whole kernel log in facts file $1 (ext4-checks.c:
+# print_kernel_log) complete: yes when it is there and has as many lines
+# as the guest counted (a copy cut short would hide lines), else no.
+observe_kernel_log_complete() {
 	local facts=$1 want
 	want=$(facts_get "$facts" klog-lines | tail -n 1)
-	[[ "$want" =~ ^[0-9]+$ ]] || return 1
-	[ "$(grep -c '^klog ' "$facts")" = "$want" ] || return 1
-	facts_get "$facts" klog
+	if [[ "$want" =~ ^[0-9]+$ ]] && [ "$(grep -c '^klog ' "$facts")" = "$want" ]; then
+		echo yes
+	else
+		echo no
+	fi
+}
+
+# That copy's lines as the console shows them ("[time] text", without the
+# "<level>" prefix).  Fails unless the copy is complete.
+observe_kernel_log() {
+	local complete
+	complete=$(observe_kernel_log_complete "$1")
+	[ "$complete" = yes ] || return 1
+	facts_get "$1" klog
 }
 
 # The main boot's log lines; an incomplete copy of the kernel log is itself
 # an observation, so that it differs from every complete reference.
 observe_main_log() {
-	local klog
-	if klog=$(observe_kernel_log "$1"); then
+	local complete klog
+	complete=$(observe_kernel_log_complete "$1")
+	if [ "$complete" = yes ]; then
+		klog=$(observe_kernel_log "$1")
 		observe_log_filter log <<<"$klog"
 	else
 		say "no complete copy of the kernel log from the guest in $1"
@@ -121,7 +133,7 @@ observe_compare() {
 		compat_listed packaged "$v" "$(expect step)" "$line" && continue
 		say "$v: differs from packaged/$version: $line"
 		bad=1
-	done < <(diff <(observe_comparable "$ref" "$v") "$(run_dir "$v")/observed.txt" || true)
+	done < <(diff <(observe_comparable "$ref" "$v") "$(run_dir "$v")/observed.txt")
 	return "$bad"
 }
 
@@ -131,7 +143,8 @@ observe_compare() {
 # so that its cold build leaves the variant's build dir alone.  kbranch
 # verify records references the cheap way, in its own tree.
 observe_make_reference() {
-	local version=$1 refv=$2 work log lock
+	local version=$1 refv=$2 work log lock ref
+	ref=$(observe_reference "$version" "$refv")
 	work=$KBRANCH_WORK/reference-work/$version
 	log=$work/$refv.log
 	mkdir -p "$work"
@@ -139,7 +152,7 @@ observe_make_reference() {
 	# that waited may find the reference made.
 	exec {lock}>"$work/lock"
 	flock -w 3600 "$lock" || die_setup "$work is locked by another run for over an hour"
-	if [ -f "$(observe_reference "$version" "$refv")" ]; then
+	if [ -f "$ref" ]; then
 		exec {lock}>&-
 		return 0
 	fi
@@ -154,9 +167,9 @@ observe_make_reference() {
 		tee -a "$log" | { grep --line-buffered -E '^\[ *[0-9]+s\]' || true; } | sed -u 's/^/    packaged: /' >&2; then
 		die_setup "the packaged reference for $refv could not be made (log: $log)"
 	fi
-	mkdir -p "$(dirname "$(observe_reference "$version" "$refv")")"
-	cp "$work/reference/$version/$refv.observed" "$(observe_reference "$version" "$refv")"
-	say "$refv: recorded the packaged reference $(observe_reference "$version" "$refv")"
+	mkdir -p "$(dirname "$ref")"
+	cp "$work/reference/$version/$refv.observed" "$ref"
+	say "$refv: recorded the packaged reference $ref"
 	exec {lock}>&-
 }
 
