@@ -17,6 +17,14 @@ say() {
 	printf 'bisect-tests: %s\n' "$*" >&2
 }
 
+# say, for each line of $1: what a check printed as its problems.
+say_each() {
+	local line
+	while IFS= read -r line; do
+		say "$line"
+	done <<<"$1"
+}
+
 # One progress line per step, with the seconds since the run started.
 step() {
 	printf '[%4ss] %s\n' "$((SECONDS - BT_START))" "$*" >&2

@@ -56,11 +56,23 @@ config_key() {
 }
 
 # Put the config made before under key $1 in file $2, and say so in log
-# $3; fails if there is none.
-config_cached() {
+# $3: prints yes, or no if there is none.  An answer printed, not a status:
+# a function asked in a condition would run without set -e.
+config_from_cache() {
 	local file
 	file=$(config_cache_dir)/$1.config
-	[ -f "$file" ] && cp "$file" "$2" && echo "made before from the same inputs: $file" >>"$3"
+	if [ -f "$file" ] && cp "$file" "$2" && echo "made before from the same inputs: $file" >>"$3"; then
+		echo yes
+	else
+		echo no
+	fi
+}
+
+# The same as a status: fails if there is none (lib/debian-boot.sh asks so).
+config_cached() {
+	local cached
+	cached=$(config_from_cache "$@")
+	[ "$cached" = yes ]
 }
 
 config_keep() {
@@ -73,14 +85,15 @@ config_keep() {
 # A carried variant is a tester's own .config (KBRANCH_OLDCONFIG, made at
 # an earlier commit) taken through "make olddefconfig", nothing else.
 config_generate_old() {
-	local variant=$1 bdir rdir scratch key
+	local variant=$1 bdir rdir scratch key cached
 	bdir=$(build_dir "$variant")
 	rdir=$(run_dir "$variant")
 	scratch=$bdir/bisect-tests.config
 	[ -f "$KBRANCH_OLDCONFIG" ] || die_setup "the $variant variant needs KBRANCH_OLDCONFIG, a .config to carry"
 	mkdir -p "$bdir"
 	key=$(config_key "$KBRANCH_OLDCONFIG")
-	if ! config_cached "$key" "$scratch" "$rdir/config.log"; then
+	cached=$(config_from_cache "$key" "$scratch" "$rdir/config.log")
+	if [ "$cached" = no ]; then
 		cp "$KBRANCH_OLDCONFIG" "$scratch"
 		logged "$rdir/config.log" kmake "$variant" KCONFIG_CONFIG="$scratch" olddefconfig || return 1
 		config_keep "$key" "$scratch"
@@ -91,7 +104,7 @@ config_generate_old() {
 # Generate the config in a scratch file; touch .config only when it changed,
 # so an identical config never costs a rebuild.
 config_generate() {
-	local variant=$1 bdir rdir scratch log key
+	local variant=$1 bdir rdir scratch log key cached
 	[ "$(variant_field "$variant" kind)" != carried ] || { config_generate_old "$variant"; return; }
 	[ "$(variant_field "$variant" kind)" != debian ] || { debian_config_generate "$variant"; return; }
 	bdir=$(build_dir "$variant")
@@ -102,7 +115,8 @@ config_generate() {
 	config_fragment "$BT_DIR/configs/base.config" >"$rdir/base.config"
 	config_fragment "$BT_DIR/configs/$variant.config" >"$rdir/$variant.config"
 	key=$(config_key "$rdir/base.config" "$rdir/$variant.config")
-	if config_cached "$key" "$scratch" "$log"; then
+	cached=$(config_from_cache "$key" "$scratch" "$log")
+	if [ "$cached" = yes ]; then
 		cmp -s "$scratch" "$bdir/.config" || cp "$scratch" "$bdir/.config"
 		return 0
 	fi
@@ -129,8 +143,9 @@ config_value() {
 # What the variant intends for ext4, ACL and security labels, checked under
 # the names this commit's build tests (uses=): a config that keeps the new
 # names but drops what the code tests is caught here, before the build.
-config_check_used() {
-	local variant=$1 config intent what want have symbol bad=0
+# Prints one line per option that differs, nothing when all agree.
+config_used_problems() {
+	local variant=$1 config intent what want have symbol
 	config=$(build_dir "$variant")/.config
 	intent=$BT_DIR/configs/$variant.config
 	for what in fs:CONFIG_EXT4_FS acl:CONFIG_EXT4_FS_POSIX_ACL sec:CONFIG_EXT4_FS_SECURITY; do
@@ -138,20 +153,22 @@ config_check_used() {
 		symbol=$(used_symbol "${what%%:*}")
 		have=$(config_value "$symbol" "$config")
 		if [ "$have" != "$want" ]; then
-			say "config check failed: $symbol=$have in $config, what this commit builds from; variant $variant needs $want"
-			bad=1
+			printf 'config check failed: %s\n' "$symbol=$have in $config, what this commit builds from; variant $variant needs $want"
 		fi
 	done
-	return "$bad"
 }
 
 # Every ext4 option the variant's fragment sets must have that value.
 config_check() {
-	local variant=$1 config want have symbol line bad=0
+	local variant=$1 config want have symbol line problems bad=0
 	[ "$(variant_field "$variant" kind)" != debian ] || { debian_config_check "$variant"; return; }
 	# A tester's config intends what it says; their test judges it.
 	! variant_has "$variant" tester || return 0
-	config_check_used "$variant" || bad=1
+	problems=$(config_used_problems "$variant")
+	if [ -n "$problems" ]; then
+		say_each "$problems"
+		bad=1
+	fi
 	# A carried config is the tester's: only what the commit builds from is checked.
 	[ "$(variant_field "$variant" kind)" != carried ] || return "$bad"
 	config=$(build_dir "$variant")/.config
