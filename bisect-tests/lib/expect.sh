@@ -2,7 +2,9 @@
 # Declared expectations for HEAD: KBRANCH_EXPECT, or the newest subject in
 # HEAD's history that appears in bisect-tests/expectations.
 
-# Print "key=value ..." for the first subject on stdin found in the table.
+# Print "key=value ..." for the first subject on stdin found in the table;
+# nothing when none is (the caller tests what it printed: a function asked
+# in a condition would run without set -e).
 expect_lookup() {
 	local table=$1 subject line
 	while IFS= read -r subject; do
@@ -15,7 +17,6 @@ expect_lookup() {
 			fi
 		done <"$table"
 	done
-	return 1
 }
 
 # root_ext4, root_testfs, rootlog and fsorder declare the root-probe boots
@@ -38,7 +39,8 @@ expect_load() {
 		# Read the whole history first: expect_lookup stops at its first match,
 		# and a git log killed by SIGPIPE would fail the pipeline (pipefail).
 		subjects=$(git log --format=%s -n 500 HEAD) || die_setup "cannot read the history of HEAD"
-		decl=$(expect_lookup "$BT_DIR/expectations" <<<"$subjects") ||
+		decl=$(expect_lookup "$BT_DIR/expectations" <<<"$subjects")
+		[ -n "$decl" ] ||
 			die_setup "no expectations for HEAD: no subject in the last 500 commits is in $BT_DIR/expectations (set KBRANCH_EXPECT to override)"
 	fi
 	for key in $BT_EXPECT_KEYS; do
@@ -56,18 +58,22 @@ expect_load() {
 }
 
 expect_validate() {
+	local root_ext4 rootlog fsorder
+	root_ext4=$(expect root_ext4)
+	rootlog=$(expect rootlog)
+	fsorder=$(expect fsorder)
 	expect_one_of "$1" kconfig EXT4DEV EXT4
 	expect_one_of "$1" module ext4dev ext4
 	expect_one_of "$1" fstype ext4dev ext4
 	expect_one_of "$1" compat none ext4dev
 	expect_one_of "$1" testfs all compat none
-	if [ -n "$(expect root_ext4)" ]; then
+	if [ -n "$root_ext4" ]; then
 		expect_one_of "$1" root_ext4 none ext4dev ext4
 		expect_one_of "$1" root_testfs none ext4dev ext4
-		[[ "$(expect rootlog)" =~ ^(none|testfs|deprecated)(,(testfs|deprecated))*$ ]] ||
-			die_setup "expectation rootlog='$(expect rootlog)' is not none or a list of testfs,deprecated (in: $1)"
-		[[ "$(expect fsorder)" =~ ^ext[a-z0-9]+(,ext[a-z0-9]+)*$ ]] ||
-			die_setup "expectation fsorder='$(expect fsorder)' is not a list of ext* types (in: $1)"
+		[[ "$rootlog" =~ ^(none|testfs|deprecated)(,(testfs|deprecated))*$ ]] ||
+			die_setup "expectation rootlog='$rootlog' is not none or a list of testfs,deprecated (in: $1)"
+		[[ "$fsorder" =~ ^ext[a-z0-9]+(,ext[a-z0-9]+)*$ ]] ||
+			die_setup "expectation fsorder='$fsorder' is not a list of ext* types (in: $1)"
 	fi
 	[[ "$EXPECT_uses" =~ ^(EXT4DEV|EXT4),(EXT4DEV|EXT4),(EXT4DEV|EXT4)$ ]] ||
 		die_setup "expectation uses='$EXPECT_uses' is not FS,ACL,SEC of EXT4DEV|EXT4 (in: $1)"
