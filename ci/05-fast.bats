@@ -137,7 +137,7 @@ declare_base() {
 	local seen
 	seen=$(rootboot_observed "$(canned_facts root-testfs-ext4.console)")
 	[ "$seen" = "type=ext4 order=ext3,ext2,ext4,ext4dev lines=none" ]
-	rootboot_judge testfs "$seen" 1
+	[ -z "$(rootboot_judge testfs "$seen" 1)" ]
 }
 
 @test "root probe: ext4dev registered before ext4 mounts a test_fs root as ext4dev, and is bad" {
@@ -146,7 +146,6 @@ declare_base() {
 	seen=$(rootboot_observed "$(canned_facts root-testfs-v1-tip.console)")
 	[[ "$seen" == "type=ext4dev order=ext3,ext2,ext4dev,ext4 lines=deprecated" ]]
 	run rootboot_judge testfs "$seen" 1
-	[ "$status" -eq 1 ]
 	[[ "$output" == *"mounted as ext4dev, declared ext4"* ]]
 	[[ "$output" == *"declared ext3,ext2,ext4,ext4dev"* ]]
 	[[ "$output" == *"deprecated line"* ]]
@@ -158,7 +157,6 @@ declare_base() {
 	seen=$(rootboot_observed "$(canned_facts root-ext2-v1-base.console)")
 	[[ "$seen" == "type=none "* ]]
 	run rootboot_judge ext2 "$seen" 0
-	[ "$status" -eq 1 ]
 	[[ "$output" == *"root ext2: mounted as none, declared ext2"* ]]
 }
 

@@ -29,17 +29,20 @@ rootboot_mkfs_args() {
 }
 
 # A root image holding only the guest program as /sbin/init, and the
-# directories the kernel and the guest mount on.
+# directories the kernel and the guest mount on.  Prints the image made,
+# nothing when mke2fs failed (the caller tests what it printed).
 rootboot_image() {
-	local rdir=$1 kind=$2 stage=$1/rootfs args
+	local rdir=$1 kind=$2 stage=$1/rootfs img=$1/root-$2.img args
 	if [ ! -d "$stage" ]; then
 		mkdir -p "$stage/sbin" "$stage/proc" "$stage/dev" "$stage/sys"
 		cp "$rdir/init" "$stage/sbin/init"
 	fi
 	mapfile -t args < <(rootboot_mkfs_args "$kind")
-	rm -f "$rdir/root-$kind.img"
-	logged "$rdir/images.log" mke2fs -F "${args[@]}" -L "root-$kind" -d "$stage" \
-		"$rdir/root-$kind.img" 16M
+	rm -f "$img"
+	mkdir -p "$rdir"
+	if mke2fs -F "${args[@]}" -L "root-$kind" -d "$stage" "$img" 16M >>"$rdir/images.log" 2>&1; then
+		printf '%s\n' "$img"
+	fi
 }
 
 # What one root-probe boot's facts (lib/facts.sh) say:
@@ -72,27 +75,27 @@ rootboot_want_type() {
 	esac
 }
 
-# Compares one observation with the declaration; prints what differs.
+# Compares one observation with the declaration; prints what differs,
+# nothing when it is as declared (the caller tests what it printed: a
+# function asked in a condition would run without set -e).
 rootboot_judge() {
-	local kind=$1 seen=$2 compat=$3 type order lines line bad=0
+	local kind=$1 seen=$2 compat=$3 type order lines line want_type want_order
 	type=$(field_of "$seen" type)
 	order=$(field_of "$seen" order)
 	lines=$(field_of "$seen" lines)
-	if [ "$type" != "$(rootboot_want_type "$kind")" ]; then
-		echo "root $kind: mounted as $type, declared $(rootboot_want_type "$kind")"
-		bad=1
+	want_type=$(rootboot_want_type "$kind")
+	want_order=$(rootboot_want_order "$compat")
+	if [ "$type" != "$want_type" ]; then
+		echo "root $kind: mounted as $type, declared $want_type"
 	fi
-	if [ "$type" != none ] && [ "$order" != "$(rootboot_want_order "$compat")" ]; then
-		echo "root $kind: types registered as $order, declared $(rootboot_want_order "$compat")"
-		bad=1
+	if [ "$type" != none ] && [ "$order" != "$want_order" ]; then
+		echo "root $kind: types registered as $order, declared $want_order"
 	fi
 	for line in ${lines//,/ }; do
 		[ "$line" != none ] || continue
 		[[ ",$(expect rootlog)," == *",$line,"* ]] && continue
 		echo "root $kind: the kernel logged a $line line, which this commit does not declare"
-		bad=1
 	done
-	return "$bad"
 }
 
 field_of() {
@@ -102,13 +105,14 @@ field_of() {
 # All root kinds for one variant; prints a line per kind, returns 1 if any
 # is not what the commit declares.
 rootboot_run() {
-	local v=$1 rdir kind rc seen compat bad=0 why facts
+	local v=$1 rdir kind rc seen compat bad=0 why facts made differs
 	rdir=$(run_dir "$v")
 	compat=$(facts_expect "$rdir/facts" compat)
 	rm -rf "$rdir/rootfs"
 	for kind in "${BT_ROOT_KINDS[@]}"; do
 		# The host's mke2fs, the same at every commit: never the commit's failure.
-		rootboot_image "$rdir" "$kind" ||
+		made=$(rootboot_image "$rdir" "$kind")
+		[ -n "$made" ] ||
 			die_setup "$v: mke2fs of the $kind root failed for this machine, not the commit: $(setup_problem "$rdir/images.log") (log: $rdir/images.log)"
 		rc=0
 		qemu_boot_root "$v" "$rdir/root-$kind.img" "$rdir/root-$kind.console" || rc=$?
@@ -123,7 +127,11 @@ rootboot_run() {
 		fi
 		seen=$(rootboot_observed "$facts")
 		say "$v: root $kind: $seen"
-		rootboot_judge "$kind" "$seen" "$compat" >&2 || bad=1
+		differs=$(rootboot_judge "$kind" "$seen" "$compat")
+		if [ -n "$differs" ]; then
+			printf '%s\n' "$differs" >&2
+			bad=1
+		fi
 	done
 	return "$bad"
 }
