@@ -38,23 +38,24 @@ build_lock() {
 # when there is one: kbuild rebuilds only what the .config difference
 # touches, which for these fragments is far less than a cold build.
 build_seed() {
-	local variant=$1 bdir other
+	local variant=$1 bdir other lock
 	bdir=$(build_dir "$variant")
 	[ ! -e "$bdir" ] || return 0
 	for other in $(variants_of "$(variant_field "$variant" kind)") $(variants_of built carried); do
 		[ "$other" != "$variant" ] || continue
+		lock=$(build_lock_file "$other")
 		# Another variant's first build under way (kbranch verify runs two
 		# at once): wait for it rather than build cold beside it, twice
 		# the work on the same cores.
 		if [ -d "$(build_dir "$other")" ] && [ ! -f "$(build_dir "$other")/vmlinux" ]; then
 			say "$variant: waiting for the $other variant's first build, to start from a copy of it"
-			flock -w 3600 "$(build_lock_file "$other")" true 8>&- || true
+			flock -w 3600 "$lock" true 8>&- || true
 		fi
 		if [ -f "$(build_dir "$other")/vmlinux" ]; then
 			say "$variant: first build, starting from a copy of the $other build"
 			rm -rf "$bdir.tmp"
 			# Under the other variant's lock: a run of it may be building.
-			flock -w 3600 "$(build_lock_file "$other")" cp -a "$(build_dir "$other")" "$bdir.tmp" 8>&- ||
+			flock -w 3600 "$lock" cp -a "$(build_dir "$other")" "$bdir.tmp" 8>&- ||
 				return 1
 			build_seed_paths "$(build_dir "$other")" "$bdir" "$bdir.tmp"
 			mv "$bdir.tmp" "$bdir"
@@ -118,11 +119,12 @@ build_error_paths() {
 # in a file that patch 3 changes is still the series' to answer for.
 # Cached for the run.
 build_series_files() {
-	local table=$BT_DIR/expectations subjects line hash subject
+	local table=$BT_DIR/expectations subjects line hash subject end
 	if [ -z "${BT_SERIES_FILES+set}" ]; then
 		BT_SERIES_FILES=''
 		subjects=$(sed -n 's/^\([^#].*\) | .*/\1/p' "$table" | grep -v '^fixture:' || true)
-		line=$(git log --format='%H %s' -n 500 "$(build_series_end)") || return 1
+		end=$(build_series_end)
+		line=$(git log --format='%H %s' -n 500 "$end") || return 1
 		while read -r hash subject; do
 			grep -qxF -- "$subject" <<<"$subjects" || continue
 			BT_SERIES_FILES+=$(git diff-tree --no-commit-id --name-only -r "$hash")$'\n'
@@ -155,12 +157,18 @@ build_series_dirs() {
 }
 
 # Is the path $1 (from an error) one of the series' files $2 or in one of
-# its directories $3?
+# its directories $3?  yes or no: the answers here are printed, for the
+# caller to test (a function asked in a condition would run without set -e).
 build_path_is_series() {
-	local path=${1%.o} series=$2 dirs=$3
+	local path=${1%.o} series=$2 dirs=$3 dir
 	[[ "$path" != "${path%.*}" || "$path" == */Makefile || "$path" == */Kconfig || "$path" == Makefile ]] ||
 		path=$path.c
-	grep -qxF -- "$path" <<<"$series" || grep -qxF -- "$(dirname "$path")" <<<"$dirs"
+	dir=$(dirname "$path")
+	if grep -qxF -- "$path" <<<"$series" || grep -qxF -- "$dir" <<<"$dirs"; then
+		echo yes
+	else
+		echo no
+	fi
 }
 
 # The symbols a link or modpost error names (undefined, or defined twice).
@@ -174,16 +182,20 @@ build_link_symbols() {
 
 # A link error is the series' when a symbol it names ($1, build_link_symbols)
 # is defined or used in a file the series changes, wherever the linker
-# reports it (vmlinux.o, for IBT, LTO and modpost).
+# reports it (vmlinux.o, for IBT, LTO and modpost): yes or no.
 build_link_is_series() {
 	local symbols=$1 series=$2 sym files=()
 	mapfile -t files < <(grep -E '\.[chS]$' <<<"$series" || true)
-	[ "${#files[@]}" -gt 0 ] || return 1
-	while IFS= read -r sym; do
-		[ -n "$sym" ] || continue
-		git grep -qw -e "$sym" -- "${files[@]}" && return 0
-	done <<<"$symbols"
-	return 1
+	if [ "${#files[@]}" -gt 0 ]; then
+		while IFS= read -r sym; do
+			[ -n "$sym" ] || continue
+			if git grep -qw -e "$sym" -- "${files[@]}"; then
+				echo yes
+				return 0
+			fi
+		done <<<"$symbols"
+	fi
+	echo no
 }
 
 # A failure the series could have caused is bad; one located only in files
@@ -192,16 +204,18 @@ build_link_is_series() {
 # on the symbols it names.  A failure that names no file, or any failure
 # with no series commit in the range, is bad: nothing places it outside.
 build_failure_is_ours() {
-	local log=$1 path series dirs symbols located=0
+	local log=$1 path series dirs symbols ours located=0
 	series=$(build_series_files)
 	[ -n "$series" ] || return 0
 	dirs=$(build_series_dirs "$series")
 	while IFS= read -r path; do
 		[ -n "$path" ] || continue
 		located=1
-		! build_path_is_series "$path" "$series" "$dirs" || return 0
+		ours=$(build_path_is_series "$path" "$series" "$dirs")
+		[ "$ours" = no ] || return 0
 	done < <(build_error_paths "$log")
 	symbols=$(build_link_symbols "$log")
-	! build_link_is_series "$symbols" "$series" || return 0
+	ours=$(build_link_is_series "$symbols" "$series")
+	[ "$ours" = no ] || return 0
 	[ "$located" = 0 ] && [ -z "$symbols" ]
 }
