@@ -25,14 +25,18 @@ hostcheck_acl_hex() {
 		}'
 }
 
+# The checks below print each problem they find, one line each, and
+# nothing when all is well; hostcheck_run says them.  Printed, not
+# returned: a function asked in a condition would run without set -e.
+
 hostcheck_fsck() {
 	local img=$1 log=$2
-	logged "$log" e2fsck -fn "$img" || { say "e2fsck -fn $img is not clean, see $log"; return 1; }
+	e2fsck -fn "$img" >>"$log" 2>&1 || echo "e2fsck -fn $img is not clean, see $log"
 }
 
 hostcheck_same() {
 	local what=$1 expected=$2 actual=$3
-	cmp -s "$expected" "$actual" || { say "host read back of $what differs: $actual"; return 1; }
+	cmp -s "$expected" "$actual" || echo "host read back of $what differs: $actual"
 }
 
 hostcheck_xattr() {
@@ -42,59 +46,74 @@ hostcheck_xattr() {
 	hostcheck_same "/xattrs $name" <(printf '%s value' "${name%%.*}") "$dir/$name"
 }
 
+# yes when the crash image $1 has a journal to recover (its dumpe2fs -h
+# header kept in $2), else no.
 hostcheck_crash_needs_recovery() {
 	local img=$1 header=$2
 	dumpe2fs -h "$img" >"$header" 2>&1
-	grep -qE '^Filesystem features:.* needs_recovery' "$header"
+	if grep -qE '^Filesystem features:.* needs_recovery' "$header"; then
+		echo yes
+	else
+		echo no
+	fi
 }
 
 # The journal replay is the point: without needs_recovery the image was
 # unmounted (or remounted read-only) before the reset, and no replay is tested.
 hostcheck_crash() {
-	local rdir=$1 dir=$2 img=$1/crash.img log=$2/crash.log rc=0 why
+	local rdir=$1 dir=$2 img=$1/crash.img log=$2/crash.log rc=0 why needs_recovery problem
 	if ! facts_has "$rdir/facts" 'marker crash-written'; then
 		why=$(facts_get "$rdir/facts" crash-failed | head -n 1 || true)
-		say "crash image: the guest never printed '${BT_MARK}crash image written'${why:+ (crash image not written: $why)}, see $rdir/console.log"
-		return 1
+		echo "crash image: the guest never printed '${BT_MARK}crash image written'${why:+ (crash image not written: $why)}, see $rdir/console.log"
+		return 0
 	fi
 	# Kept as the reset left it, for a look after e2fsck has changed it.
 	cp --sparse=always "$img" "$dir/crash-as-reset.img"
-	if ! hostcheck_crash_needs_recovery "$img" "$dir/crash-dumpe2fs.txt"; then
-		say "crash image: no journal to recover after the reset (needs_recovery not set), see $dir/crash-dumpe2fs.txt"
-		return 1
+	needs_recovery=$(hostcheck_crash_needs_recovery "$img" "$dir/crash-dumpe2fs.txt")
+	if [ "$needs_recovery" = no ]; then
+		echo "crash image: no journal to recover after the reset (needs_recovery not set), see $dir/crash-dumpe2fs.txt"
+		return 0
 	fi
-	logged "$log" e2fsck -fy "$img" || rc=$?
+	e2fsck -fy "$img" >>"$log" 2>&1 || rc=$?
 	if [ "$rc" -gt 1 ]; then
-		say "crash image: e2fsck -fy left errors after the journal replay (exit $rc), see $log"
-		return 1
+		echo "crash image: e2fsck -fy left errors after the journal replay (exit $rc), see $log"
+		return 0
 	fi
-	hostcheck_fsck "$img" "$log" || return 1
+	problem=$(hostcheck_fsck "$img" "$log")
+	if [ -n "$problem" ]; then
+		printf '%s\n' "$problem"
+		return 0
+	fi
 	debugfs -R 'cat /crash-pattern' "$img" >"$dir/crash-pattern" 2>>"$log"
 	hostcheck_same "/crash-pattern after the reset and journal replay" \
 		<(hostcheck_contract "$rdir" crash) "$dir/crash-pattern"
 }
 
-hostcheck_run() {
-	local variant=$1 rdir dir img bad=0
-	rdir=$(run_dir "$variant")
-	dir=$rdir/host
-	img=$rdir/flagged.img
+hostcheck_problems() {
+	local rdir=$1 dir=$1/host img=$1/flagged.img
 	mkdir -p "$dir"
-	hostcheck_fsck "$img" "$dir/e2fsck.log" || bad=1
-	hostcheck_fsck "$rdir/plain.img" "$dir/e2fsck.log" || bad=1
+	hostcheck_fsck "$img" "$dir/e2fsck.log"
+	hostcheck_fsck "$rdir/plain.img" "$dir/e2fsck.log"
 	debugfs -R 'cat /pattern' "$img" >"$dir/pattern" 2>>"$dir/debugfs.log"
-	hostcheck_same /pattern <(hostcheck_contract "$rdir" pattern) "$dir/pattern" || bad=1
-	hostcheck_xattr "$img" "$dir" user.kbranch || bad=1
-	hostcheck_xattr "$img" "$dir" trusted.kbranch || bad=1
+	hostcheck_same /pattern <(hostcheck_contract "$rdir" pattern) "$dir/pattern"
+	hostcheck_xattr "$img" "$dir" user.kbranch
+	hostcheck_xattr "$img" "$dir" trusted.kbranch
 	if facts_has "$rdir/facts" 'expect security=1'; then
-		hostcheck_xattr "$img" "$dir" security.kbranch || bad=1
+		hostcheck_xattr "$img" "$dir" security.kbranch
 	fi
 	if facts_has "$rdir/facts" 'expect acl=1'; then
 		debugfs -R "ea_get -f $dir/acl /acl system.posix_acl_access" "$img" >>"$dir/debugfs.log" 2>&1
 		hostcheck_contract "$rdir" acl | hostcheck_acl_hex >"$dir/acl.expected.hex"
 		hostcheck_acl_hex <"$dir/acl" >"$dir/acl.hex"
-		hostcheck_same "/acl system.posix_acl_access" "$dir/acl.expected.hex" "$dir/acl.hex" || bad=1
+		hostcheck_same "/acl system.posix_acl_access" "$dir/acl.expected.hex" "$dir/acl.hex"
 	fi
-	hostcheck_crash "$rdir" "$dir" || bad=1
-	return "$bad"
+	hostcheck_crash "$rdir" "$dir"
+}
+
+hostcheck_run() {
+	local variant=$1 problems
+	problems=$(hostcheck_problems "$(run_dir "$variant")")
+	[ -n "$problems" ] || return 0
+	say_each "$problems"
+	return 1
 }
