@@ -13,26 +13,38 @@
 
 BT_HOSTILE_BLOCK=1024
 
+# What cannot be made here is printed as nothing, having said why: each
+# function below prints what it made or found, and its caller tests that.
+# A status would be lost where set -e stops holding (a function asked in a
+# condition), and the failure is images_make's caller's to classify (for
+# bisect-tests/run, the machine's: 128).  So they return 0 either way.
+
 # The partitions of the hostile disks, in order: a healthy control made
 # the same way (it must mount read-write in the same boot), then the
 # damaged images, one per kind of the guest program in run dir $1.
 images_partitions() {
 	local kinds=''
 	kinds=$("$1/init" --print hostile-kinds) || kinds=''
-	[ -n "$kinds" ] || { say "images: the guest program $1/init names no hostile kinds"; return 1; }
+	if [ -z "$kinds" ]; then
+		say "images: the guest program $1/init names no hostile kinds"
+		return 0
+	fi
 	printf '%s\n' control "$kinds"
 }
 
 # The images are the same for every commit and variant: they are made once
 # per work dir, this file and e2fsprogs with its mke2fs.conf (4 s of a
 # point's time), and each run gets fresh copies, which its guest writes to.
+# Fails when they cannot be made.
 images_make() {
-	local rdir=$1 cache
-	cache=$(images_cache_dir "$rdir") || return 1
+	local rdir=$1 cache made
+	cache=$(images_cache_dir "$rdir")
+	[ -n "$cache" ] || return 1
 	if [ ! -d "$cache" ]; then
 		rm -rf "$cache.tmp.$$"
 		mkdir -p "$cache.tmp.$$"
-		images_build "$cache.tmp.$$" "$rdir" || { rm -rf "$cache.tmp.$$"; return 1; }
+		made=$(images_build "$cache.tmp.$$" "$rdir")
+		[ -n "$made" ] || { rm -rf "$cache.tmp.$$"; return 1; }
 		# Another run may have made them meanwhile: the same images.
 		mv -T "$cache.tmp.$$" "$cache" 2>/dev/null || rm -rf "$cache.tmp.$$"
 	fi
@@ -43,27 +55,32 @@ images_make() {
 # Keyed by the partitions too: the guest program names the kinds.
 images_cache_dir() {
 	local rdir=$1 key parts
-	parts=$(images_partitions "$rdir") || return 1
+	parts=$(images_partitions "$rdir")
+	[ -n "$parts" ] || return 0
 	key=$({
 		cat "${BASH_SOURCE[0]}" "${MKE2FS_CONFIG:-/etc/mke2fs.conf}" 2>/dev/null
 		printf '%s\n' "$parts"
 		mke2fs -V 2>&1 && debugfs -V 2>&1
-	} | sha256sum | cut -c1-16) || return 1
+	} | sha256sum | cut -c1-16) || return 0
 	printf '%s/cache/images-%s\n' "$KBRANCH_WORK" "$key"
 }
 
-# The images for run dir $2, made in directory $1.
+# The images for run dir $2, made in directory $1; prints $1 when made.
 images_build() {
-	local dir=$1 rdir=$2 log=$2/images.log kind parts
-	parts=$(images_partitions "$rdir") || return 1
+	local dir=$1 rdir=$2 log=$2/images.log kind parts made
+	parts=$(images_partitions "$rdir")
+	[ -n "$parts" ] || return 0
 	truncate -s 64M "$dir/flagged.img" "$dir/plain.img" "$dir/crash.img"
-	logged "$log" mke2fs -F -t ext4 -E test_fs -L flagged "$dir/flagged.img" || return 1
-	logged "$log" mke2fs -F -t ext4 -L plain "$dir/plain.img" || return 1
-	logged "$log" mke2fs -F -t ext4 -E test_fs -L crash "$dir/crash.img" || return 1
+	mkdir -p "$rdir"
+	mke2fs -F -t ext4 -E test_fs -L flagged "$dir/flagged.img" >>"$log" 2>&1 || return 0
+	mke2fs -F -t ext4 -L plain "$dir/plain.img" >>"$log" 2>&1 || return 0
+	mke2fs -F -t ext4 -E test_fs -L crash "$dir/crash.img" >>"$log" 2>&1 || return 0
 	for kind in $parts; do
-		images_hostile "$dir/hostile-$kind.img" "$kind" "$log" || return 1
+		made=$(images_hostile "$dir/hostile-$kind.img" "$kind" "$log")
+		[ -n "$made" ] || return 0
 	done
-	images_pack_hostile "$dir" "$rdir"
+	made=$(images_pack_hostile "$dir" "$rdir")
+	[ -z "$made" ] || printf '%s\n' "$dir"
 }
 
 # Under TCG every virtio disk costs the boot ~0.15 s, so the hostile images
@@ -73,25 +90,32 @@ BT_HOSTILE_PER_DISK=4
 # How many disks the partitions of run dir $1 take.
 images_hostile_disks() {
 	local parts
-	parts=$(images_partitions "$1") || return 1
+	parts=$(images_partitions "$1")
+	[ -n "$parts" ] || return 0
 	echo $((($(wc -l <<<"$parts") + BT_HOSTILE_PER_DISK - 1) / BT_HOSTILE_PER_DISK))
 }
 
-# The hostile disks in directory $1, of the partitions of run dir $2.
+# The hostile disks in directory $1, of the partitions of run dir $2;
+# prints $1 when they are all made.
 images_pack_hostile() {
-	local dir=$1 rdir=$2 disk i n list parts=() kinds
-	list=$(images_partitions "$rdir") || return 1
+	local dir=$1 rdir=$2 disk i n list parts=() kinds made
+	list=$(images_partitions "$rdir")
+	[ -n "$list" ] || return 0
 	mapfile -t parts <<<"$list"
-	n=$(images_hostile_disks "$rdir") || return 1
+	n=$(images_hostile_disks "$rdir")
+	[ -n "$n" ] || return 0
 	for ((i = 0; i < n; i++)); do
 		disk=$dir/hostile-disk$i.img
 		kinds=("${parts[@]:i * BT_HOSTILE_PER_DISK:BT_HOSTILE_PER_DISK}")
-		images_mbr_disk "$disk" "${kinds[@]/#/$dir/hostile-}" || return 1
+		made=$(images_mbr_disk "$disk" "${kinds[@]/#/$dir/hostile-}")
+		[ -n "$made" ] || return 0
 	done
+	printf '%s\n' "$dir"
 }
 
 # A disk with one primary partition (type 0x83) per image, in order, each
-# starting on a MiB boundary and exactly as long as its image.
+# starting on a MiB boundary and exactly as long as its image; prints the
+# disk when made.
 images_mbr_disk() {
 	local disk=$1 part start=2048 sectors n=0
 	shift
@@ -99,13 +123,15 @@ images_mbr_disk() {
 	for part in "$@"; do
 		part=$part.img
 		sectors=$(($(stat -c %s "$part") / 512))
-		dd if="$part" of="$disk" bs=512 seek="$start" conv=notrunc status=none || return 1
+		dd if="$part" of="$disk" bs=512 seek="$start" conv=notrunc status=none || return 0
 		images_mbr_entry "$disk" "$n" "$start" "$sectors"
 		start=$(((start + sectors + 2047) / 2048 * 2048))
 		n=$((n + 1))
 	done
 	truncate -s $((start * 512)) "$disk"
-	printf '\x55\xaa' | dd of="$disk" bs=1 seek=510 conv=notrunc status=none
+	if printf '\x55\xaa' | dd of="$disk" bs=1 seek=510 conv=notrunc status=none; then
+		printf '%s\n' "$disk"
+	fi
 }
 
 images_mbr_entry() {
@@ -124,7 +150,8 @@ images_le32() {
 images_list() {
 	local rdir=$1 i n
 	printf '%s\n' "$rdir/flagged.img" "$rdir/plain.img" "$rdir/crash.img"
-	n=$(images_hostile_disks "$rdir") || return 1
+	n=$(images_hostile_disks "$rdir")
+	[ -n "$n" ] || return 0
 	for ((i = 0; i < n; i++)); do
 		printf '%s\n' "$rdir/hostile-disk$i.img"
 	done
@@ -134,7 +161,8 @@ images_list() {
 # hostile kind: control=/dev/vdd1, hostile_<kind>=/dev/vdd2, ...
 images_hostile_expect() {
 	local i list parts=() dev
-	list=$(images_partitions "$1") || return 1
+	list=$(images_partitions "$1")
+	[ -n "$list" ] || return 0
 	mapfile -t parts <<<"$list"
 	for i in "${!parts[@]}"; do
 		dev=/dev/vd$(images_letter $((3 + i / BT_HOSTILE_PER_DISK)))$((i % BT_HOSTILE_PER_DISK + 1))
@@ -151,15 +179,18 @@ images_letter() {
 	printf '%s\n' "${letters:$1:1}"
 }
 
+# The hostile image of kind $2 in $1: prints $1 when made.
 images_hostile() {
 	local img=$1 kind=$2 log=$3
 	# A kind the guest program has and this file cannot make is no
 	# machine's fault: say which.
 	declare -F "images_damage_$kind" >/dev/null ||
-		{ say "images: the guest's hostile kind $kind has no images_damage_$kind in lib/images.sh"; return 1; }
+		{ say "images: the guest's hostile kind $kind has no images_damage_$kind in lib/images.sh"; return 0; }
 	truncate -s 16M "$img"
-	logged "$log" mke2fs -F -t ext4 -b "$BT_HOSTILE_BLOCK" -E test_fs -L "$kind" "$img" || return 1
-	"images_damage_$kind" "$img" "$log" || { say "images: cannot damage $img ($kind), see $log"; return 1; }
+	mkdir -p "$(dirname "$log")"
+	mke2fs -F -t ext4 -b "$BT_HOSTILE_BLOCK" -E test_fs -L "$kind" "$img" >>"$log" 2>&1 || return 0
+	"images_damage_$kind" "$img" "$log" || { say "images: cannot damage $img ($kind), see $log"; return 0; }
+	printf '%s\n' "$img"
 }
 
 # Overwrite @count bytes at byte @offset of @img with 0xa5: garbage that is
