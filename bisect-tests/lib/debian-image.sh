@@ -43,18 +43,21 @@ debian_cache() {
 	printf '%s/debian\n' "$KBRANCH_WORK"
 }
 
-# The package names of the list, one a line: a line is a name, then
-# optionally a comment.
+# Sets DEBIAN_NAMES: the package names of the list, one a line (a line is
+# a name, then optionally a comment).  Set, not printed: its one-line
+# errors end the program, which in a command substitution they would not.
 debian_package_names() {
 	local name rest n=0
+	DEBIAN_NAMES=''
 	[ -r "$DEBIAN_LIST" ] || debian_die "cannot read the package list $DEBIAN_LIST"
 	while read -r name rest; do
 		n=$((n + 1))
 		[[ -z "$name" || "$name" == \#* ]] && continue
 		[[ -z "$rest" || "$rest" == \#* ]] ||
 			debian_die "$DEBIAN_LIST line $n: one package a line, then a comment"
-		printf '%s\n' "$name"
+		DEBIAN_NAMES+=$name$'\n'
 	done <"$DEBIAN_LIST"
+	DEBIAN_NAMES=${DEBIAN_NAMES%$'\n'}
 }
 
 # The host's Debian 12 archives, as one-line sources: apt-get indextargets
@@ -81,13 +84,15 @@ debian_host_sources() {
 # apt config turns it off (Docker's docker-clean does), to spare the next
 # run 2 s of parsing.
 debian_apt_setup() {
+	local sources
 	DEBIAN_APT=$(debian_cache)/apt
 	mkdir -p "$DEBIAN_APT/empty" "$DEBIAN_APT/cache" 2>/dev/null ||
 		debian_die "cannot write in $(debian_cache)"
-	debian_host_sources >"$DEBIAN_APT/sources.list.new" ||
-		debian_die "cannot write in $(debian_cache)"
-	[ -s "$DEBIAN_APT/sources.list.new" ] ||
+	sources=$(debian_host_sources)
+	[ -n "$sources" ] ||
 		debian_die "the host's apt sources name no Debian $DEBIAN_SUITE archive with lists (apt-get update?)"
+	printf '%s\n' "$sources" >"$DEBIAN_APT/sources.list.new" ||
+		debian_die "cannot write in $(debian_cache)"
 	# Rewritten only when changed: a newer file makes apt rebuild its cache.
 	if cmp -s "$DEBIAN_APT/sources.list.new" "$DEBIAN_APT/sources.list"; then
 		rm -f "$DEBIAN_APT/sources.list.new"
@@ -97,26 +102,36 @@ debian_apt_setup() {
 	[ -e "$DEBIAN_APT/status" ] || : >"$DEBIAN_APT/status"
 }
 
-debian_apt() {
+# apt-get's options for that setup, one a line: debian_resolve runs
+# apt-get itself, to read its status directly.
+debian_apt_options() {
 	local arch
 	arch=$(dpkg --print-architecture)
-	apt-get -q -o Debug::NoLocking=1 -o APT::Architecture="$arch" -o APT::Architectures="$arch" \
+	printf '%s\n' -q -o Debug::NoLocking=1 -o APT::Architecture="$arch" -o APT::Architectures="$arch" \
 		-o Dir::Etc::sourcelist="$DEBIAN_APT/sources.list" -o Dir::Etc::sourceparts="$DEBIAN_APT/empty" \
 		-o Dir::Etc::preferences="$DEBIAN_APT/empty/none" -o Dir::Etc::preferencesparts="$DEBIAN_APT/empty" \
 		-o Dir::State::status="$DEBIAN_APT/status" -o Dir::Cache="$DEBIAN_APT/cache" \
 		-o Dir::Cache::pkgcache=pkgcache.bin -o Dir::Cache::srcpkgcache= \
-		-o APT::Install-Recommends=false "$@"
+		-o APT::Install-Recommends=false
+}
+
+debian_apt() {
+	local options=()
+	mapfile -t options < <(debian_apt_options)
+	apt-get "${options[@]}" "$@"
 }
 
 # "package version" for everything the image will hold, sorted: the
 # Essential set and the list, with their dependencies.  Not apt, which
 # libapt counts as essential: its daily timers would reach for the
-# network at boot, and the guest never installs anything.
+# network at boot, and the guest never installs anything.  Sets
+# DEBIAN_RESOLVED, as debian_package_names sets its names.
 debian_resolve() {
-	local out
-	out=$(debian_apt -s install '?and(?essential,?not(?exact-name(apt)))' "$@" 2>&1) ||
+	local out options=()
+	mapfile -t options < <(debian_apt_options)
+	out=$(apt-get "${options[@]}" -s install '?and(?essential,?not(?exact-name(apt)))' "$@" 2>&1) ||
 		debian_die "apt cannot install the package list: $(grep -m1 '^E: ' <<<"$out" || echo "$out" | tail -n 1)"
-	awk '$1 == "Inst" { sub(/^\(/, "", $3); print $2, $3 }' <<<"$out" | sort
+	DEBIAN_RESOLVED=$(awk '$1 == "Inst" { sub(/^\(/, "", $3); print $2, $3 }' <<<"$out" | sort)
 }
 
 # The key: what makes the image, the recipe with its comments left out.
@@ -138,9 +153,14 @@ debian_image_path() {
 	printf '%s/%s-%s\n' "$(debian_cache)" "$DEBIAN_SUITE" "$(sha256sum <<<"$key" | cut -c1-16)"
 }
 
-# A directory is only ever renamed into place whole, with its manifest.
+# A directory is only ever renamed into place whole, with its manifest:
+# yes or no.
 debian_image_ready() {
-	[ -f "$1/manifest" ] && [ -f "$1/root.ext4" ] && [ -d "$1/root" ]
+	if [ -f "$1/manifest" ] && [ -f "$1/root.ext4" ] && [ -d "$1/root" ]; then
+		echo yes
+	else
+		echo no
+	fi
 }
 
 # --- the build ---------------------------------------------------------
@@ -197,16 +217,13 @@ debian_make_ext4() {
 	mke2fs -q -F -t ext4 -L debian-root -U "$DEBIAN_ROOT_UUID" -d "$root" "$image" "$DEBIAN_IMAGE_SIZE"
 }
 
-# The image's own record of what it holds, every package fully installed.
-debian_installed() {
-	dpkg-query --admindir="$1/var/lib/dpkg" -W -f='${db:Status-Abbrev}${Package} ${Version}\n' |
-		awk '$1 != "ii" { print "not installed: " $0 > "/dev/stderr"; bad = 1 } { print $2, $3 } END { exit bad }' |
-		sort
-}
-
+# The image's own record of what it holds in the manifest, every package
+# fully installed, and the versions those resolved.
 debian_verify() {
 	local root=$1 resolved=$2 manifest=$3 extra
-	debian_installed "$root" >"$manifest" || return 1
+	dpkg-query --admindir="$root/var/lib/dpkg" -W -f='${db:Status-Abbrev}${Package} ${Version}\n' |
+		awk '$1 != "ii" { print "not installed: " $0 > "/dev/stderr"; bad = 1 } { print $2, $3 } END { exit bad }' |
+		sort >"$manifest" || return 1
 	extra=$(diff <(printf '%s\n' "$resolved") "$manifest" | sed -n 's/^[<>] //p' | head -n 3 | paste -sd ' ')
 	[ -z "$extra" ] || { echo "installed versions differ from those resolved: $extra" >&2; return 1; }
 }
@@ -214,19 +231,23 @@ debian_verify() {
 # Run one step of the build with its output in the log; a failure is one
 # line: a full disk as such, else the step and the log's telling line.
 debian_try() {
-	local what=$1
+	local what=$1 full
 	shift
 	logged "$DEBIAN_LOG" "$@" && return 0
-	debian_disk_full && debian_die "no space left in $KBRANCH_WORK during $what (a build needs about 600 MB; log: $DEBIAN_LOG)"
+	full=$(debian_disk_full)
+	[ "$full" = no ] || debian_die "no space left in $KBRANCH_WORK during $what (a build needs about 600 MB; log: $DEBIAN_LOG)"
 	debian_die "$what failed: $(debian_log_reason) (log: $DEBIAN_LOG)"
 }
 
-# ENOSPC from a tool, or apt's own check before it downloads.
+# ENOSPC from a tool, or apt's own check before it downloads: yes or no.
 debian_disk_full() {
 	local avail
-	grep -qE "No space left on device|You don't have enough free space" "$DEBIAN_LOG" 2>/dev/null && return 0
+	if grep -qE "No space left on device|You don't have enough free space" "$DEBIAN_LOG" 2>/dev/null; then
+		echo yes
+		return 0
+	fi
 	avail=$(df -Pk "$KBRANCH_WORK" | awk 'NR == 2 { print $4 }')
-	[ "${avail:-0}" -lt 16384 ]
+	if [ "${avail:-0}" -lt 16384 ]; then echo yes; else echo no; fi
 }
 
 # apt's own error (a failed fetch, a version the archive lacks) says more
@@ -301,11 +322,13 @@ debian_write_key() {
 # first one's image in the cache.  mmdebstrap inherits the lock, so a
 # build whose front was killed outright still holds it until it ends.
 debian_lock() {
+	local cache
+	cache=$(debian_cache)
 	# The braces keep 2>/dev/null to the exec: alone, it would apply to
 	# the whole shell, and every later message would be lost.
-	{ exec {DEBIAN_LOCK_FD}>"$(debian_cache)/lock"; } 2>/dev/null || debian_die "cannot write in $(debian_cache)"
+	{ exec {DEBIAN_LOCK_FD}>"$cache/lock"; } 2>/dev/null || debian_die "cannot write in $cache"
 	flock -n "$DEBIAN_LOCK_FD" && return 0
-	step "debian image: waiting for another build in $(debian_cache)"
+	step "debian image: waiting for another build in $cache"
 	flock "$DEBIAN_LOCK_FD"
 }
 
@@ -317,19 +340,23 @@ debian_check_tools() {
 
 # Print the image's directory, made first unless the cache has it.
 debian_image() {
-	local names list=() resolved dir
+	local names list=() resolved dir ready
 	debian_check_tools
-	names=$(debian_package_names) || exit "$?"
+	debian_package_names
+	names=$DEBIAN_NAMES
 	[ -n "$names" ] || debian_die "$DEBIAN_LIST names no package"
 	mapfile -t list <<<"$names"
 	debian_apt_setup
-	resolved=$(debian_resolve "${list[@]}") || exit "$?"
+	debian_resolve "${list[@]}"
+	resolved=$DEBIAN_RESOLVED
 	DEBIAN_KEY=$(debian_key "$names" "$resolved")
 	dir=$(debian_image_path "$DEBIAN_KEY")
-	if ! debian_image_ready "$dir"; then
+	ready=$(debian_image_ready "$dir")
+	if [ "$ready" = no ]; then
 		debian_lock
 		# Another run may have made it while this one waited.
-		if ! debian_image_ready "$dir"; then
+		ready=$(debian_image_ready "$dir")
+		if [ "$ready" = no ]; then
 			debian_discard_stale
 			debian_build "$dir" "$resolved"
 			printf '%s\n' "$dir"
