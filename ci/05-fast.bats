@@ -122,6 +122,69 @@ declare_base() {
 	[ -z "$(qemu_setup_problem "$CANNED/console-panic.log")" ]
 }
 
+# Scratch images as a guest that did its work leaves them (made here with
+# debugfs, no kernel), in run dir $1, beside a guest program that prints
+# its side of the contract; the crash image is left needing recovery.
+host_images() {
+	local r=$1 img
+	mkdir -p "$r"
+	printf '#!/bin/sh\ncase $2 in pattern) echo p ;; crash) echo c ;; esac\n' >"$r/init"
+	chmod +x "$r/init"
+	for img in flagged plain crash; do
+		truncate -s 8M "$r/$img.img"
+		mke2fs -q -F -t ext4 "$r/$img.img"
+	done
+	printf 'p\n' >"$r/p"
+	printf 'c\n' >"$r/c"
+	printf 'user value' >"$r/user"
+	printf 'trusted value' >"$r/trusted"
+	printf 'write %s pattern\nwrite /dev/null xattrs\nea_set -f %s /xattrs user.kbranch\nea_set -f %s /xattrs trusted.kbranch\n' \
+		"$r/p" "$r/user" "$r/trusted" | debugfs -w -f - "$r/flagged.img" >/dev/null 2>&1
+	printf 'write %s crash-pattern\nfeature needs_recovery\n' "$r/c" | debugfs -w -f - "$r/crash.img" >/dev/null 2>&1
+	printf 'marker crash-written\n' >"$r/facts"
+}
+
+@test "host read back: images as the guest left them pass in silence; each problem is named, and fails" {
+	local r
+	# shellcheck source=bisect-tests/lib/hostcheck.sh
+	source "$BT/lib/hostcheck.sh"
+	KBRANCH_WORK=$BATS_TEST_TMPDIR/work
+	r=$(run_dir builtin)
+	host_images "$r"
+	run hostcheck_run builtin
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	host_images "$r"
+	printf 'rm pattern\nea_rm /xattrs trusted.kbranch\n' | debugfs -w -f - "$r/flagged.img" >/dev/null 2>&1
+	: >"$r/facts"
+	run hostcheck_run builtin
+	[ "$status" -eq 1 ]
+	[ "${#lines[@]}" -eq 3 ]
+	[ "${lines[0]}" = "bisect-tests: host read back of /pattern differs: $r/host/pattern" ]
+	[ "${lines[1]}" = "bisect-tests: host read back of /xattrs trusted.kbranch differs: $r/host/trusted.kbranch" ]
+	[[ "${lines[2]}" == "bisect-tests: crash image: the guest never printed '${BT_MARK}crash image written', see $r/console.log" ]]
+}
+
+@test "images: made once from the guest's hostile kinds and copied into the run; none named, none made, and it fails" {
+	local r
+	# shellcheck source=bisect-tests/lib/images.sh
+	source "$BT/lib/images.sh"
+	KBRANCH_WORK=$BATS_TEST_TMPDIR/work
+	r=$(run_dir builtin)
+	mkdir -p "$r"
+	printf '#!/bin/sh\nprintf "%%s\\n" bad_magic journal_sb\n' >"$r/init"
+	chmod +x "$r/init"
+	images_make "$r"
+	[ "$(cd "$r" && echo *.img)" = "crash.img flagged.img hostile-bad_magic.img hostile-control.img hostile-disk0.img hostile-journal_sb.img plain.img" ]
+	[ "$(images_list "$r" | wc -l)" -eq 4 ]
+	rm "$r"/*.img
+	printf '#!/bin/sh\n' >"$r/init"
+	run images_make "$r"
+	[ "$status" -eq 1 ]
+	[ "$output" = "bisect-tests: images: the guest program $r/init names no hostile kinds" ]
+	[ -z "$(cd "$r" && find . -name '*.img')" ]
+}
+
 @test "guest checks: all ok passes; one not ok fails; a run cut short fails" {
 	ktap_guest_ok "$(canned_facts console-good.log)"
 	run ktap_guest_ok "$(canned_facts console-guest-fail.log)"
