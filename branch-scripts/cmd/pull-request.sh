@@ -17,7 +17,7 @@ PR_TAG=ext4-rename-for-next
 # Only objects are written (no ref), so this runs before the lock is taken.
 # Sets PR_TIP, and PR_COPY[original]=copy.
 signed_off_copy() {
-	local c p parents an ae ad cd
+	local c p parents an ae ad cd kind msg
 	declare -gA PR_COPY=()
 	PR_TIP=$(kgit rev-parse "$KB_BASE_TAG^{commit}")
 	for c in $(kgit rev-list --reverse --topo-order "$KB_BASE_TAG..$KBRANCH_BRANCH"); do
@@ -26,13 +26,17 @@ signed_off_copy() {
 			parents+=(-p "${PR_COPY[$p]:-$p}")
 		done
 		IFS=$'\t' read -r an ae ad cd < <(kgit show -s --no-use-mailmap --date=raw --format='%an%x09%ae%x09%ad%x09%cd' "$c")
-		! placeholder_address "$ae" || an=$RUNNER_NAME ae=$RUNNER_EMAIL
-		PR_TIP=$(kgit cat-file commit "$c" | sed '1,/^$/d' | without_placeholder_signoffs |
+		kind=$(address_kind "$ae")
+		[ "$kind" != placeholder ] || an=$RUNNER_NAME ae=$RUNNER_EMAIL
+		# The message is made on its own, not in the test of commit-tree's
+		# status below, so that set -e holds in the function that makes it.
+		msg=$(kgit cat-file commit "$c" | sed '1,/^$/d' | without_placeholder_signoffs |
 			kgit interpret-trailers --where end --if-exists addIfDifferent --if-missing add \
-				--trailer "Signed-off-by: $RUNNER_NAME <$RUNNER_EMAIL>" |
+				--trailer "Signed-off-by: $RUNNER_NAME <$RUNNER_EMAIL>")
+		PR_TIP=$(printf '%s\n' "$msg" |
 			GIT_AUTHOR_NAME=$an GIT_AUTHOR_EMAIL=$ae GIT_AUTHOR_DATE=$ad \
 				GIT_COMMITTER_NAME=$RUNNER_NAME GIT_COMMITTER_EMAIL=$RUNNER_EMAIL GIT_COMMITTER_DATE=$cd \
-				kgit commit-tree "${parents[@]}" -F - "$c^{tree}") ||
+				git -C "$KTREE" commit-tree "${parents[@]}" -F - "$c^{tree}") ||
 			die "cannot make the signed-off copy of $(kgit show -s --format='%h ("%s")' "$c")"
 		PR_COPY[$c]=$PR_TIP
 	done
@@ -40,11 +44,11 @@ signed_off_copy() {
 
 # A commit message without the Signed-off-by lines of placeholder addresses.
 without_placeholder_signoffs() {
-	local line addr
+	local line kind
 	while IFS= read -r line || [ -n "$line" ]; do
 		if [[ "$line" =~ ^Signed-off-by:\ .*\<([^\>]*)\>$ ]]; then
-			addr=${BASH_REMATCH[1]}
-			! placeholder_address "$addr" || continue
+			kind=$(address_kind "${BASH_REMATCH[1]}")
+			[ "$kind" != placeholder ] || continue
 		fi
 		printf '%s\n' "$line"
 	done
@@ -61,16 +65,19 @@ copy_notes() {
 	done
 }
 
-# Any signature git knows (openpgp, ssh, x509).
-tag_is_signed() {
-	[ -n "$(kgit for-each-ref --format='%(contents:signature)' "refs/tags/$PR_TAG")" ]
+# The tag's signature, any git knows (openpgp, ssh, x509); nothing when it
+# is not signed.
+tag_signature() {
+	kgit for-each-ref --format='%(contents:signature)' "refs/tags/$PR_TAG"
 }
 
 make_tag() {
-	local tip=$1 mode=-a
+	local tip=$1 mode=-a signature=
 	kgit config user.signingkey >/dev/null && mode=-s
+	# Looked up before it is tested: set -e does not hold in a condition.
+	[ "$mode" = -a ] || signature=$(tag_signature)
 	if [ "$(kgit rev-parse -q --verify "refs/tags/$PR_TAG^{commit}")" = "$tip" ] &&
-		{ [ "$mode" = -a ] || tag_is_signed; }; then
+		{ [ "$mode" = -a ] || [ -n "$signature" ]; }; then
 		step "tag $PR_TAG already on the tip"
 		return 0
 	fi
@@ -120,11 +127,12 @@ run() {
 	# What linux-next pulls is what gets checked.
 	"$KB_REPO/branch-scripts/kbranch" preflight "$PR_TIP" || die "preflight failed; nothing tagged or published"
 	take_lock
-	local out=$KBRANCH_WORK/pull-request.txt
+	local out=$KBRANCH_WORK/pull-request.txt url
 	copy_notes
 	make_tag "$PR_TIP"
 	publish "$(publish_url)" "$PR_TIP"
-	kgit request-pull "$KB_BASE_TAG" "$(public_url)" "$PR_TAG" >"$out" ||
-		die "git request-pull failed; is $PR_TAG published at $(public_url)?"
+	url=$(public_url)
+	git -C "$KTREE" request-pull "$KB_BASE_TAG" "$url" "$PR_TAG" >"$out" ||
+		die "git request-pull failed; is $PR_TAG published at $url?"
 	step "pull request written to $out"
 }

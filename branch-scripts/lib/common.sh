@@ -62,8 +62,10 @@ base_version_record() {
 # A scratch worktree of the kernel tree gone, whatever state a killed run
 # left it in (git locks a worktree while it is being made).
 drop_worktree() {
-	kgit worktree unlock "$1" >/dev/null 2>&1 || true
-	kgit worktree remove --force --force "$1" >/dev/null 2>&1 || true
+	# git itself, not kgit: a function whose failure is ignored would run
+	# without set -e (the identity kgit adds is not needed here).
+	git -C "$KTREE" worktree unlock "$1" >/dev/null 2>&1 || true
+	git -C "$KTREE" worktree remove --force --force "$1" >/dev/null 2>&1 || true
 	rm -rf "$1"
 	kgit worktree prune
 }
@@ -74,9 +76,9 @@ require_tree() {
 }
 
 require_clean_tree() {
-	[ -z "$(kgit status --porcelain --untracked-files=normal)" ] ||
+	[ -z "$(git -C "$KTREE" status --porcelain --untracked-files=normal)" ] ||
 		die "kernel tree $KTREE has uncommitted changes; commit or stash them first"
-	[ ! -d "$(kgit rev-parse --git-path rebase-apply)" ] ||
+	[ ! -d "$(git -C "$KTREE" rev-parse --git-path rebase-apply)" ] ||
 		die "kernel tree $KTREE has a git am in progress; run 'git am --abort' there"
 }
 
@@ -128,7 +130,7 @@ clear_stale_git_locks() {
 # Commands that check out other commits put HEAD back however they end;
 # after a SIGKILL, the next run does (recover_interrupted).
 restore_head_on_exit() {
-	KB_ORIG=$(kgit symbolic-ref -q --short HEAD || kgit rev-parse HEAD)
+	KB_ORIG=$(git -C "$KTREE" symbolic-ref -q --short HEAD || git -C "$KTREE" rev-parse HEAD)
 	printf '%s\n' "$KB_ORIG" >"$KBRANCH_WORK/head.state"
 	trap 'restore_head_now' EXIT
 	# A trap can run while a command's output goes to a log: say it on
@@ -151,14 +153,16 @@ interrupted() {
 }
 
 restore_head_now() {
-	[ ! -d "$KTREE/.git/rebase-apply" ] || kgit am --abort >/dev/null 2>&1 || true
+	# git itself, not kgit, in the tests below: a function tested in a
+	# condition runs without set -e.
+	[ ! -d "$KTREE/.git/rebase-apply" ] || git -C "$KTREE" am --abort >/dev/null 2>&1 || true
 	# Nothing moved (a run that only read the notes): half a second saved.
-	if [ "$(kgit symbolic-ref -q --short HEAD || kgit rev-parse HEAD)" = "$KB_ORIG" ] &&
-		[ -z "$(kgit status --porcelain --untracked-files=no)" ]; then
+	if [ "$(git -C "$KTREE" symbolic-ref -q --short HEAD || git -C "$KTREE" rev-parse HEAD)" = "$KB_ORIG" ] &&
+		[ -z "$(git -C "$KTREE" status --porcelain --untracked-files=no)" ]; then
 		rm -f "$KBRANCH_WORK/head.state"
 		return 0
 	fi
-	kgit checkout -q -f "$KB_ORIG" && rm -f "$KBRANCH_WORK/head.state"
+	git -C "$KTREE" checkout -q -f "$KB_ORIG" && rm -f "$KBRANCH_WORK/head.state"
 }
 
 # Run a command whose own error output would be many lines (tar, git on a
@@ -184,12 +188,13 @@ quietly() {
 # rather than by being the series' author: a real person who wrote patches
 # of the series may well send them.  Used by submit and pull-request.
 require_runner() {
-	local name email placeholders unset=
+	local name email placeholders kind unset=
 	name=$(git -C "$KTREE" config user.name) && [ -n "$name" ] || unset=user.name
 	email=$(git -C "$KTREE" config user.email) && [ -n "$email" ] || unset=user.email
 	[ -z "$unset" ] ||
 		die "$unset is not set for $KTREE, and $KB_SUBCOMMAND signs off as you: git -C $KTREE config user.name 'Your Name'; git -C $KTREE config user.email you@your.domain"
-	! placeholder_address "$email" ||
+	kind=$(address_kind "$email")
+	[ "$kind" != placeholder ] ||
 		die "user.email $email (git config in $KTREE) is a no-reply placeholder, like the patches' author, not yours: git -C $KTREE config user.email you@your.domain"
 	# The placeholder's name with a real address is still not a person.
 	placeholders=$(placeholder_identities | cut -f1)
@@ -199,19 +204,23 @@ require_runner() {
 	RUNNER_NAME=$name RUNNER_EMAIL=$email RUNNER="$name <$email>"
 }
 
-placeholder_address() {
+# An address's kind: "placeholder" or "person".  A lookup that prints its
+# answer rather than a test, so that no caller calls it in a condition,
+# where set -e would not hold.
+address_kind() {
 	case ${1,,} in
-	*noreply* | *no-reply* | *.example) return 0 ;;
+	*noreply* | *no-reply* | *.example) echo placeholder ;;
+	*) echo person ;;
 	esac
-	return 1
 }
 
 # The series' authors that are placeholders, "name<TAB>email" a line:
 # what submit and pull-request send and publish as the runner instead.
 placeholder_identities() {
-	local name email
+	local name email kind
 	{ git -C "$KTREE" log --no-use-mailmap --format='%an%x09%ae' "$KB_BASE_TAG..$KBRANCH_BRANCH" 2>/dev/null || true; } | sort -u |
 		while IFS=$'\t' read -r name email; do
-			! placeholder_address "$email" || printf '%s\t%s\n' "$name" "$email"
+			kind=$(address_kind "$email")
+			[ "$kind" != placeholder ] || printf '%s\t%s\n' "$name" "$email"
 		done
 }
