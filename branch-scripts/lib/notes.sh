@@ -251,15 +251,30 @@ note_fact_fields() {
 	printf '%s' "${words[*]}"
 }
 
+# The value of field $2 in a note line $1; nothing when the line has none.
+# A lookup that never fails, for callers that would otherwise swallow
+# note_get's failure in a condition, where set -e does not hold.
+note_value() {
+	note_parse "$1"
+	[ -z "${NOTE_FIELDS[$2]:-}" ] || printf '%s\n' "${NOTE_FIELDS[$2]}"
+}
+
 # The newest line of one commit and variant, any tests version, read from
 # that commit's note alone (no whole index for one question); fails when
 # there is none.
 note_latest() {
+	local latest
+	latest=$(note_newest "$@")
+	[ -n "$latest" ] || return 1
+	printf '%s\n' "$latest"
+}
+
+# note_latest's lookup: nothing when there is none.
+note_newest() {
 	local commit=$1 variant=$2 line latest=
 	while IFS= read -r line; do
 		note_parse "$line"
 		[ "${NOTE_FIELDS[variant]:-}" != "$variant" ] || latest=$line
 	done < <(kgit notes --ref="$KB_NOTES" show "$commit" 2>/dev/null)
-	[ -n "$latest" ] || return 1
-	printf '%s\n' "$latest"
+	[ -z "$latest" ] || printf '%s\n' "$latest"
 }

@@ -37,7 +37,7 @@ verify_learn_commits() {
 # A RESULT line's field: the same "key=value" words as a note line, read
 # by notes.sh's one reader; empty when the line has none.
 field() {
-	note_get "$1" "$2" || true
+	note_value "$1" "$2"
 }
 
 # One TAP test point per commit x variant, from its verdict.
