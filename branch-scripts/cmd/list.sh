@@ -14,19 +14,24 @@
 # Ports and paths: lib/list.sh.  Stop ends only the processes whose pid
 # files we wrote.
 
-# The pid in pid file $1, if that process is alive (a zombie is not: one
-# that a failed start killed may wait a moment for its reaper).
+# The pid in pid file $1, if that process is alive; else nothing.  This
+# and process_state are lookups that print their answer, never tests, so
+# that no caller calls them in a condition, where set -e would not hold.
 live_pid() {
-	local pid
-	[ -s "$1" ] || return 1
+	local pid state
+	[ -s "$1" ] || return 0
 	pid=$(head -n 1 "$1")
-	[[ "$pid" =~ ^[0-9]+$ ]] && alive "$pid" && printf '%s\n' "$pid"
+	[[ "$pid" =~ ^[0-9]+$ ]] || return 0
+	state=$(process_state "$pid")
+	[ "$state" != alive ] || printf '%s\n' "$pid"
 }
 
-alive() {
+# "alive" or "gone" (a zombie is gone: one that a failed start killed may
+# wait a moment for its reaper).
+process_state() {
 	local state
 	state=$(ps -o stat= -p "$1" || true)
-	[[ -n "$state" && "$state" != Z* ]]
+	if [[ -n "$state" && "$state" != Z* ]]; then echo alive; else echo gone; fi
 }
 
 # The list's message size limit, as vger has one.  A smaller one
@@ -122,26 +127,37 @@ require_root() {
 
 # The archive: a V2 inbox with its search index, mda without spamc.
 init_inbox() {
-	local dir=$1
+	local dir=$1 url user
 	[ -f "$dir/pi-config" ] && return 0
-	PI_CONFIG=$dir/pi-config.new public-inbox-init -V2 -L full "$LIST_NAME" "$dir/inbox" "$(list_url)" "$LIST_ADDRESS" >>"$dir/list.log" 2>&1 ||
+	# Looked up before the commands whose failure is tested.
+	url=$(list_url)
+	user=$(list_delivery_user)
+	PI_CONFIG=$dir/pi-config.new public-inbox-init -V2 -L full "$LIST_NAME" "$dir/inbox" "$url" "$LIST_ADDRESS" >>"$dir/list.log" 2>&1 ||
 		die "public-inbox-init failed (log: $dir/list.log)"
 	git config -f "$dir/pi-config.new" publicinboxmda.spamcheck none
 	mkdir -p "$dir/mda-home"
-	chown -R "$(list_delivery_user)" "$dir/inbox" "$dir/mda-home"
+	chown -R "$user" "$dir/inbox" "$dir/mda-home"
 	chmod 0644 "$dir/pi-config.new"
 	mv "$dir/pi-config.new" "$dir/pi-config"
-	runuser -u "$(list_delivery_user)" -- test -w "$dir/mda-home" 2>/dev/null ||
-		die "list: exim delivers as $(list_delivery_user), who cannot reach $dir; make the dirs above it traversable (chmod o+x) or set KBRANCH_WORK elsewhere"
+	runuser -u "$user" -- test -w "$dir/mda-home" 2>/dev/null ||
+		die "list: exim delivers as $user, who cannot reach $dir; make the dirs above it traversable (chmod o+x) or set KBRANCH_WORK elsewhere"
 }
 
 # Before anything is made: each port is free, or ours already.
 check_ports() {
 	local dir=$1
-	live_pid "$dir/exim.pid" >/dev/null || ! port_taken "$(list_smtp_port)" ||
-		die "list: port $(list_smtp_port) on 127.0.0.1 is taken; set KBRANCH_LIST_SMTP_PORT"
-	live_pid "$dir/httpd.pid" >/dev/null || ! port_taken "$(list_http_port)" ||
-		die "list: port $(list_http_port) on 127.0.0.1 is taken; set KBRANCH_LIST_HTTP_PORT"
+	port_free_or_ours "$dir/exim.pid" "$(list_smtp_port)" KBRANCH_LIST_SMTP_PORT
+	port_free_or_ours "$dir/httpd.pid" "$(list_http_port)" KBRANCH_LIST_HTTP_PORT
+}
+
+# Dies unless port $2 is free or the daemon of pid file $1 runs (setting
+# $3 chooses another port).
+port_free_or_ours() {
+	local pid state
+	pid=$(live_pid "$1")
+	[ -z "$pid" ] || return 0
+	state=$(port_state "$2")
+	[ "$state" = free ] || die "list: port $2 on 127.0.0.1 is taken; set $3"
 }
 
 # The pids this start launched: a start that fails half way ends them, so
@@ -157,20 +173,18 @@ undo_failed_start() {
 	done
 	# public-inbox-httpd daemonizes (-D): its pid is known only from the pid
 	# file it writes, and it may live on after its port failed to answer.
-	if [ "$HTTPD_STARTED" = 1 ] && pid=$(live_pid "$(list_dir)/httpd.pid"); then
-		kill "$pid" 2>/dev/null || true
-		# Gone before the one-line error: a later list stop finds nothing.
-		local _
-		for _ in $(seq 25); do
-			alive "$pid" || break
-			sleep 0.2
-		done
-	fi
+	[ "$HTTPD_STARTED" = 1 ] || return 0
+	pid=$(live_pid "$(list_dir)/httpd.pid")
+	[ -n "$pid" ] || return 0
+	kill "$pid" 2>/dev/null || true
+	# Gone before the one-line error: a later list stop finds nothing.
+	wait_gone "$pid" 25 >/dev/null
 }
 
 start_exim() {
-	local dir=$1 size
-	live_pid "$dir/exim.pid" >/dev/null && return 0
+	local dir=$1 size pid
+	pid=$(live_pid "$dir/exim.pid")
+	[ -z "$pid" ] || return 0
 	mkdir -p "$dir/spool" "$dir/log"
 	size=$(list_max_size)
 	exim_config "$dir" "$size" >"$dir/exim.conf"
@@ -184,65 +198,87 @@ start_exim() {
 }
 
 start_httpd() {
-	local dir=$1
-	live_pid "$dir/httpd.pid" >/dev/null && return 0
+	local dir=$1 pid port
+	pid=$(live_pid "$dir/httpd.pid")
+	[ -z "$pid" ] || return 0
+	port=$(list_http_port)
 	# The archive belongs to exim's delivery user and the httpd runs as
 	# root: git refuses a repository another user owns (safe.directory),
 	# and git clone or public-inbox-clone of the archive got HTTP 500.
 	# The httpd serves this one read-only inbox.
 	GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=safe.directory GIT_CONFIG_VALUE_0='*' \
-		PI_CONFIG=$dir/pi-config public-inbox-httpd -D -P "$dir/httpd.pid" -l "http://127.0.0.1:$(list_http_port)" \
+		PI_CONFIG=$dir/pi-config public-inbox-httpd -D -P "$dir/httpd.pid" -l "http://127.0.0.1:$port" \
 		-1 "$dir/log/httpd.out" -2 "$dir/log/httpd.err" >>"$dir/list.log" 2>&1 ||
 		die "public-inbox-httpd did not start (log: $dir/log/httpd.err)"
 	HTTPD_STARTED=1
-	wait_for_port "$(list_http_port)" "$dir/httpd.pid" public-inbox-httpd
+	wait_for_port "$port" "$dir/httpd.pid" public-inbox-httpd
 }
 
 # A daemon is up when its pid file names a live process and its port
 # answers (10 s at most).
 wait_for_port() {
-	local port=$1 pidfile=$2 name=$3 _
+	local port=$1 pidfile=$2 name=$3 _ pid state
 	for _ in $(seq 50); do
-		if live_pid "$pidfile" >/dev/null && port_taken "$port"; then
-			return 0
-		fi
+		pid=$(live_pid "$pidfile")
+		state=
+		[ -z "$pid" ] || state=$(port_state "$port")
+		[ "$state" != taken ] || return 0
 		sleep 0.2
 	done
 	die "list: $name did not come up on 127.0.0.1:$port (log: $(list_dir)/list.log)"
 }
 
-list_running() {
-	live_pid "$1/exim.pid" >/dev/null || live_pid "$1/httpd.pid" >/dev/null
+# The live pids of the list's daemons in dir $1; nothing when none runs.
+running_pids() {
+	live_pid "$1/exim.pid"
+	live_pid "$1/httpd.pid"
+}
+
+# Waits until process $1 is gone, $2 times 0.2 s at most; prints its last
+# state ("alive" or "gone").
+wait_gone() {
+	local pid=$1 tries=$2 state _
+	for _ in $(seq "$tries"); do
+		state=$(process_state "$pid")
+		[ "$state" = alive ] || break
+		sleep 0.2
+	done
+	process_state "$pid"
 }
 
 stop_pidfile() {
-	local pidfile=$1 name=$2 pid _
-	pid=$(live_pid "$pidfile") || { rm -f "$pidfile"; return 0; }
+	local pidfile=$1 name=$2 pid state
+	pid=$(live_pid "$pidfile")
+	if [ -z "$pid" ]; then
+		rm -f "$pidfile"
+		return 0
+	fi
 	kill "$pid"
-	for _ in $(seq 50); do
-		alive "$pid" || break
-		sleep 0.2
-	done
-	! alive "$pid" || die "list: $name (pid $pid) did not stop"
+	state=$(wait_gone "$pid" 50)
+	[ "$state" != alive ] || die "list: $name (pid $pid) did not stop"
 	rm -f "$pidfile"
 	step "list: stopped $name (pid $pid)"
 }
 
 list_status() {
 	local dir=$1 pid count=0 rc=0
-	if pid=$(live_pid "$dir/exim.pid"); then
+	pid=$(live_pid "$dir/exim.pid")
+	if [ -n "$pid" ]; then
 		echo "smtp: exim4 pid $pid on 127.0.0.1:$(list_smtp_port), config $dir/exim.conf"
 	else
 		echo "smtp: not running"
 		rc=3
 	fi
-	if pid=$(live_pid "$dir/httpd.pid"); then
+	pid=$(live_pid "$dir/httpd.pid")
+	if [ -n "$pid" ]; then
 		echo "http: public-inbox-httpd pid $pid, $(list_url)"
 	else
 		echo "http: not running"
 		rc=3
 	fi
-	[ "$rc" -ne 0 ] || how_to_use "$dir"
+	if [ "$rc" -eq 0 ]; then
+		how_to_use "$dir"
+	fi
 	[ ! -d "$dir/inbox" ] || count=$(PI_CONFIG=$dir/pi-config list_message_count "$dir/inbox")
 	echo "archive: $dir/inbox, $count messages for $LIST_ADDRESS"
 	[ ! -s "$dir/mda-home/bounces.mbox" ] ||
@@ -285,14 +321,15 @@ require_list_tools() {
 run() {
 	# shellcheck source=branch-scripts/lib/list.sh
 	. "$KB_REPO/branch-scripts/lib/list.sh"
-	local dir
+	local dir running
 	dir=$(list_dir)
+	running=$(running_pids "$dir")
 	case "${1:-}" in
 	start)
 		require_list_tools
 		require_root
 		# Nothing runs: the settings choose the ports, recorded below.
-		list_running "$dir" || rm -f "$(list_ports_file)"
+		[ -n "$running" ] || rm -f "$(list_ports_file)"
 		check_ports "$dir"
 		mkdir -p "$dir"
 		printf 'smtp %s\nhttp %s\n' "$(list_smtp_port)" "$(list_http_port)" >"$(list_ports_file)"
@@ -304,7 +341,7 @@ run() {
 		list_status "$dir"
 		;;
 	stop)
-		list_running "$dir" || { step "list: nothing runs (no live pid in $dir/exim.pid or $dir/httpd.pid)"; return 0; }
+		[ -n "$running" ] || { step "list: nothing runs (no live pid in $dir/exim.pid or $dir/httpd.pid)"; return 0; }
 		stop_pidfile "$dir/httpd.pid" public-inbox-httpd
 		stop_pidfile "$dir/exim.pid" exim4
 		;;

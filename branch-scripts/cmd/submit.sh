@@ -17,13 +17,14 @@ b4_config() {
 	export_git_config "${pairs[@]}"
 }
 
-signing_wanted() {
-	kgit config patatt.signingkey >/dev/null || kgit config user.signingkey >/dev/null
+# The key that signs the thread (patatt's, else git's); nothing for none.
+# git itself, not kgit: a function tested in a condition runs without set -e.
+signing_key() {
+	git -C "$KTREE" config patatt.signingkey || git -C "$KTREE" config user.signingkey || true
 }
 
-b4_in_tree() {
-	(cd "$KTREE" && b4 "$@")
-}
+# b4 runs in the kernel tree, in a subshell of its own wherever its
+# failure is tested: a function called there would run without set -e.
 
 # The branch is enrolled once: its change-id, and the message-ids of the
 # revisions sent, are b4's tracking, which the next revision needs.  On a
@@ -34,16 +35,17 @@ b4_in_tree() {
 # the branch that gets published): cover-letter.txt, with b4's links to
 # the earlier revisions.
 enroll() {
-	local log=$1
+	local log=$1 rev
 	kgit branch -f "$B4_BASE_BRANCH" "$KB_BASE_TAG"
 	if ! kgit config "branch.$KBRANCH_BRANCH.b4-tracking" >/dev/null; then
 		kgit config --remove-section "branch.$KBRANCH_BRANCH" 2>/dev/null || true
-		b4_in_tree prep -e "$B4_BASE_BRANCH" >>"$log" 2>&1 || die "b4 prep -e failed (log: $log)"
+		(cd "$KTREE" && b4 prep -e "$B4_BASE_BRANCH") >>"$log" 2>&1 || die "b4 prep -e failed (log: $log)"
 	fi
-	b4_in_tree prep --force-revision "$(series_revision)" >>"$log" 2>&1 ||
+	rev=$(series_revision)
+	(cd "$KTREE" && b4 prep --force-revision "$rev") >>"$log" 2>&1 ||
 		die "b4 prep --force-revision failed (log: $log)"
 	kgit config "branch.$KBRANCH_BRANCH.description" "$(cover_text)"
-	b4_in_tree prep --auto-to-cc >>"$log" 2>&1 || die "b4 prep --auto-to-cc failed (log: $log)"
+	(cd "$KTREE" && b4 prep --auto-to-cc) >>"$log" 2>&1 || die "b4 prep --auto-to-cc failed (log: $log)"
 }
 
 # The message-id b4's tracking recorded for revision $1, if it was sent.
@@ -152,13 +154,17 @@ run() {
 		die "no branch $KBRANCH_BRANCH in $KTREE; run 'kbranch apply' first"
 	[ -s "$KB_REPO/cover-letter.txt" ] || die "cover-letter.txt is missing or empty"
 	require_runner
-	local out=$KBRANCH_WORK/outgoing log=$KBRANCH_WORK/logs/submit.log
+	local out=$KBRANCH_WORK/outgoing log=$KBRANCH_WORK/logs/submit.log port state
 	mkdir -p "$(dirname "$log")"
 	: >"$log"
 	b4_config
 	# The list is looked at before the slow work, not after it.
-	[ "$SUBMIT_MODE" != send ] || port_taken "$(list_smtp_port)" ||
-		die "no list on 127.0.0.1:$(list_smtp_port) ('kbranch list start'): nothing written or sent"
+	if [ "$SUBMIT_MODE" = send ]; then
+		port=$(list_smtp_port)
+		state=$(port_state "$port")
+		[ "$state" = taken ] ||
+			die "no list on 127.0.0.1:$port ('kbranch list start'): nothing written or sent"
+	fi
 	if [ "$SUBMIT_MODE" = resend ]; then
 		[ -n "$(find "$out" -name '0000-*.eml' 2>/dev/null)" ] || die "nothing to resend: no thread in $out"
 	else
@@ -176,7 +182,7 @@ run() {
 # from the tag's base-commit, the packaged import, and would list the
 # fixture (a prerequisite, not a patch) as dropped.
 revision_report() {
-	local out=$1 log=$2 rev prev tag
+	local out=$1 log=$2 rev prev tag from
 	rev=$(series_revision)
 	prev=$((rev - 1))
 	tag=$(b4_sent_tag "$prev")
@@ -184,7 +190,8 @@ revision_report() {
 		step "no earlier revision sent from here (no tag $tag): no range-diff"
 		return 0
 	fi
-	kgit range-diff "$(sent_series_base "$tag")..$tag" "$KB_BASE_TAG..$KBRANCH_BRANCH" >"$out/range-diff-v$prev-v$rev.txt" 2>>"$log" ||
+	from=$(sent_series_base "$tag")
+	git -C "$KTREE" range-diff "$from..$tag" "$KB_BASE_TAG..$KBRANCH_BRANCH" >"$out/range-diff-v$prev-v$rev.txt" 2>>"$log" ||
 		die "git range-diff v$prev v$rev failed (log: $log)"
 	step "range-diff v$prev -> v$rev ($out/range-diff-v$prev-v$rev.txt):"
 	cat "$out/range-diff-v$prev-v$rev.txt"
@@ -250,12 +257,12 @@ verdict_table() {
 note_verdict() {
 	local v
 	[ -n "$1" ] || { echo -; return; }
-	v=$(note_get "$(note_latest "$1" "$2")" verdict || true)
+	v=$(note_value "$(note_newest "$1" "$2")" verdict)
 	printf '%s\n' "${v:--}"
 }
 
 write_thread() {
-	local out=$1 log=$2
+	local out=$1 log=$2 key
 	kgit checkout -q "$KBRANCH_BRANCH"
 	step "b4 prep: enrolling $KBRANCH_BRANCH at $KB_BASE_TAG, To/Cc from get_maintainer.pl (log: $log)"
 	enroll "$log"
@@ -263,11 +270,12 @@ write_thread() {
 	step "b4 send -o $out"
 	# Unsigned: the cover letter still changes below, and a signature
 	# made before that would not verify.
-	b4_in_tree send -o "$out" --no-sign >>"$log" 2>&1 || die "b4 send -o failed (log: $log)"
+	(cd "$KTREE" && b4 send -o "$out" --no-sign) >>"$log" 2>&1 || die "b4 send -o failed (log: $log)"
 	own_thread "$out"
 	sign_off_patches "$out" "$log"
 	fix_base_commit "$(find "$out" -name '0000-*.eml')"
-	! signing_wanted || sign_thread "$out" "$log"
+	key=$(signing_key)
+	[ -z "$key" ] || sign_thread "$out" "$log"
 	step "thread written: $(find "$out" -name '*.eml' | wc -l) messages in $out"
 }
 
@@ -295,14 +303,23 @@ msg = email.message_from_binary_file(open(sys.argv[1], "rb"))
 print(msg["message-id"].strip().strip("<>"))' "$1"
 }
 
+# Sends message $1 to the list on port $2; its words (and curl's) go to
+# log $3; prints "sent" or "refused".  Whether it was refused is curl's
+# status, tested here, not this function's: set -e holds in it.
 send_message() {
-	local msg=$1 args=() rcpt
+	local msg=$1 port=$2 log=$3 args=() rcpt
 	while read -r rcpt; do
 		args+=(--mail-rcpt "$rcpt")
-	done < <(message_recipients "$msg")
-	[ "${#args[@]}" -gt 0 ] || { echo "$msg has no To or Cc"; return 1; }
-	curl -sS --crlf --max-time 60 --url "smtp://127.0.0.1:$(list_smtp_port)/kbranch.localhost" \
-		--mail-from "$RUNNER_EMAIL" "${args[@]}" --upload-file "$msg"
+	done < <(message_recipients "$msg" 2>>"$log")
+	if [ "${#args[@]}" -eq 0 ]; then
+		echo "$msg has no To or Cc" >>"$log"
+		echo refused
+	elif curl -sS --crlf --max-time 60 --url "smtp://127.0.0.1:$port/kbranch.localhost" \
+		--mail-from "$RUNNER_EMAIL" "${args[@]}" --upload-file "$msg" >>"$log" 2>&1; then
+		echo sent
+	else
+		echo refused
+	fi
 }
 
 # The messages of the thread that the list accepted, one file name a line:
@@ -313,17 +330,20 @@ sent_so_far() {
 }
 
 send_thread() {
-	local out=$1 log=$2 messages=() m n=0 cover accepted
+	local out=$1 log=$2 messages=() m n=0 cover accepted port state sent
 	accepted=$(sent_so_far "$out")
 	mapfile -t messages < <(find "$out" -name '*.eml' | sort)
-	port_taken "$(list_smtp_port)" ||
-		die "no list on 127.0.0.1:$(list_smtp_port) ('kbranch list start'): nothing sent, the thread is kept in $out ('kbranch submit --resend' sends it)"
-	step "sending ${#messages[@]} messages to the list on 127.0.0.1:$(list_smtp_port) (log: $log)"
+	port=$(list_smtp_port)
+	state=$(port_state "$port")
+	[ "$state" = taken ] ||
+		die "no list on 127.0.0.1:$port ('kbranch list start'): nothing sent, the thread is kept in $out ('kbranch submit --resend' sends it)"
+	step "sending ${#messages[@]} messages to the list on 127.0.0.1:$port (log: $log)"
 	for m in "${messages[@]}"; do
 		if grep -qxF "$(basename "$m")" "$accepted" 2>/dev/null; then
 			step "$(basename "$m"): accepted by the list before, not sent again"
 		else
-			send_message "$m" >>"$log" 2>&1 ||
+			state=$(send_message "$m" "$port" "$log")
+			[ "$state" = sent ] ||
 				die "the list refused $(basename "$m") after $n of ${#messages[@]} messages ($(tail -n 1 "$log")): the thread is kept in $out ('kbranch submit --resend' sends the rest)"
 			basename "$m" >>"$accepted"
 		fi
@@ -333,7 +353,8 @@ send_thread() {
 	# A resend of a thread sent before is the same revision again: b4's
 	# --manual-reroll would record it as the next one (a bogus sent/ tag
 	# that the real next revision then keeps).
-	if already_sent "$cover"; then
+	sent=$(sent_before "$cover")
+	if [ "$sent" = yes ]; then
 		rm -f "$accepted"
 		step "sent again: $(list_url)$cover/ (recorded as sent before; no new revision recorded)"
 		return 0
@@ -357,14 +378,18 @@ send_thread() {
 # Every message given is in the archive (the list delivers in the
 # background: 30 s at most), or one line says how many are not.
 in_archive() {
-	local m missing=() _
+	local m missing=() _ url ids=()
 	# Deliveries done, and a fresh httpd worker: one that saw the archive
 	# change under it may not find what was delivered since.
 	list_settle
+	url=$(list_url)
+	for m in "$@"; do
+		ids+=("$(message_id "$m")")
+	done
 	for _ in $(seq 60); do
 		missing=()
-		for m in "$@"; do
-			curl -sf -o /dev/null "$(list_url)$(message_id "$m")/raw" || missing+=("$m")
+		for m in "${ids[@]}"; do
+			curl -sf -o /dev/null "$url$m/raw" || missing+=("$m")
 		done
 		[ "${#missing[@]}" -gt 0 ] || return 0
 		sleep 0.5
@@ -372,10 +397,12 @@ in_archive() {
 	die "the archive has not taken ${#missing[@]} of $# messages 30 s after sending ($(list_queued) queued, retried every 15 s; 'kbranch list status'): not recorded as sent; 'kbranch submit --resend' once the archive has them"
 }
 
-already_sent() {
-	local recorded
-	recorded=$(cut -d' ' -f2 "$(list_dir)/sent" 2>/dev/null || true)
-	grep -qxF "$1" <<<"$recorded"
+# Whether cover letter $1 was recorded as sent: "yes" or "no".
+sent_before() {
+	local recorded dir
+	dir=$(list_dir)
+	recorded=$(cut -d' ' -f2 "$dir/sent" 2>/dev/null || true)
+	if grep -qxF "$1" <<<"$recorded"; then echo yes; else echo no; fi
 }
 
 # b4's sent bookkeeping, once the archive has the thread (in_archive).
@@ -383,7 +410,7 @@ record_sent() {
 	local msgid=$1 log=$2
 	list_settle
 	kgit checkout -q "$KBRANCH_BRANCH"
-	b4_in_tree prep --manual-reroll "$msgid" >>"$log" 2>&1 ||
+	(cd "$KTREE" && b4 prep --manual-reroll "$msgid") >>"$log" 2>&1 ||
 		die "b4 prep --manual-reroll could not record the sent revision (log: $log)"
 	step "b4 recorded the sent revision: tag $(kgit tag -l 'sent/*' --sort=-creatordate | head -n 1)"
 }

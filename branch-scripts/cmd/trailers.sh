@@ -20,16 +20,20 @@ parse_trailers_args() {
 
 # The cover letter of the last revision submit sent.
 last_sent_cover() {
-	[ -s "$(list_dir)/sent" ] || die "submit has sent nothing to the list yet ($(list_dir)/sent); or give --from MESSAGE-ID"
-	tail -n 1 "$(list_dir)/sent" | cut -d' ' -f2
+	local sent
+	sent=$(list_dir)/sent
+	[ -s "$sent" ] || die "submit has sent nothing to the list yet ($sent); or give --from MESSAGE-ID"
+	tail -n 1 "$sent" | cut -d' ' -f2
 }
 
-b4_trailers() {
-	local msgid=$1 log=$2 pairs=()
+# b4's settings for the list; run then does b4 trailers itself, so that
+# what is tested for failure is b4's process, not a function (set -e does
+# not hold in a function called in a condition).
+b4_trailers_config() {
+	local pairs=()
 	mapfile -t pairs < <(list_b4_config)
 	# b4 keeps threads for 10 minutes; replies since then must be seen.
 	export_git_config "${pairs[@]}" b4.cache-expire 0
-	(cd "$KTREE" && b4 trailers -u -F "$msgid") >>"$log" 2>&1
 }
 
 # Trailer lines each commit of the range gained, as "<subject>: + <line>".
@@ -101,8 +105,10 @@ indented() {
 }
 
 thread_report() {
-	"$KB_REPO/branch-scripts/libexec/thread-report" "$(list_dir)/inbox" "$(list_dir)/sent-ids" ||
-		die "cannot read the archive $(list_dir)/inbox"
+	local dir
+	dir=$(list_dir)
+	"$KB_REPO/branch-scripts/libexec/thread-report" "$dir/inbox" "$dir/sent-ids" ||
+		die "cannot read the archive $dir/inbox"
 }
 
 # Each refused trailer line with the addresses of the replies that sent it.
@@ -118,9 +124,10 @@ refused_with_senders() {
 # What the list holds that the archive has not taken: exim's queue (it
 # retries) and its bounces file (given up).
 undelivered() {
-	local queued bounced=0
+	local queued bounced=0 dir
 	queued=$(list_queued)
-	[ ! -s "$(list_dir)/mda-home/bounces.mbox" ] || bounced=$(grep -c '^From ' "$(list_dir)/mda-home/bounces.mbox" || true)
+	dir=$(list_dir)
+	[ ! -s "$dir/mda-home/bounces.mbox" ] || bounced=$(grep -c '^From ' "$dir/mda-home/bounces.mbox" || true)
 	[ "$queued" = 0 ] ||
 		echo "not yet in the archive: $queued message(s) in the list's queue, retried every 15 s (exim4 -C $(list_dir)/exim.conf -bp); run kbranch trailers again once they are in"
 	[ "$bounced" = 0 ] ||
@@ -168,16 +175,19 @@ run() {
 	kgit rev-parse -q --verify "refs/heads/$KBRANCH_BRANCH" >/dev/null ||
 		die "no branch $KBRANCH_BRANCH in $KTREE; run 'kbranch apply' first"
 	require_runner
-	local msgid=$TRAILERS_FROM before after log=$KBRANCH_WORK/logs/trailers.log replies forged
+	local msgid=$TRAILERS_FROM before after log=$KBRANCH_WORK/logs/trailers.log replies forged port state
 	[ -n "$msgid" ] || msgid=$(last_sent_cover)
-	port_taken "$(list_http_port)" || die "no archive on 127.0.0.1:$(list_http_port) ('kbranch list start')"
+	port=$(list_http_port)
+	state=$(port_state "$port")
+	[ "$state" = taken ] || die "no archive on 127.0.0.1:$port ('kbranch list start')"
 	mkdir -p "$(dirname "$log")"
 	: >"$log"
 	kgit checkout -q "$KBRANCH_BRANCH"
 	before=$(kgit rev-parse HEAD)
 	list_settle
 	step "b4 trailers -u from $(list_url)$msgid/ (log: $log)"
-	b4_trailers "$msgid" "$log" || die "b4 trailers -u failed (log: $log); the branch is as it was"
+	b4_trailers_config
+	(cd "$KTREE" && b4 trailers -u -F "$msgid") >>"$log" 2>&1 || die "b4 trailers -u failed (log: $log); the branch is as it was"
 	after=$(kgit rev-parse HEAD)
 	if [ "$(kgit rev-parse "$before^{tree}")" != "$(kgit rev-parse "$after^{tree}")" ]; then
 		kgit reset -q --hard "$before"

@@ -21,8 +21,9 @@ list_ports_file() {
 }
 
 recorded_port() {
-	local kind=$1 default=$2 port=
-	[ ! -s "$(list_ports_file)" ] || port=$(sed -n "s/^$kind \([0-9][0-9]*\)\$/\1/p" "$(list_ports_file)")
+	local kind=$1 default=$2 file port=
+	file=$(list_ports_file)
+	[ ! -s "$file" ] || port=$(sed -n "s/^$kind \([0-9][0-9]*\)\$/\1/p" "$file")
 	printf '%s\n' "${port:-$default}"
 }
 
@@ -44,15 +45,22 @@ list_url() {
 # dir), and the URL others fetch that from (kbranch.public-url), which the
 # cover letter names.
 publish_url() {
-	kgit config kbranch.publish-url || printf '%s\n' "$KBRANCH_WORK/publish.git"
+	git -C "$KTREE" config kbranch.publish-url || printf '%s\n' "$KBRANCH_WORK/publish.git"
 }
 
+# (git itself, not kgit, where its failure is tested: set -e does not hold
+# in a function called in a condition.)
 public_url() {
-	kgit config kbranch.public-url || publish_url
+	local url
+	url=$(git -C "$KTREE" config kbranch.public-url) || url=$(publish_url)
+	printf '%s\n' "$url"
 }
 
-port_taken() {
-	[ -n "$(ss -Htln "sport = :$1")" ]
+# Whether something listens on port $1: "taken" or "free".  A lookup, not
+# a test, so that no caller calls it in a condition, where set -e would not
+# hold.
+port_state() {
+	if [ -n "$(ss -Htln "sport = :$1")" ]; then echo taken; else echo free; fi
 }
 
 # git config for b4 without touching the user's files: "key value" pairs
@@ -75,41 +83,53 @@ list_b4_config() {
 
 # Messages in the list's queue: what the archive has not taken yet.
 list_queued() {
-	exim4 -C "$(list_dir)/exim.conf" -bpc 2>/dev/null || echo 0
+	local dir
+	dir=$(list_dir)
+	exim4 -C "$dir/exim.conf" -bpc 2>/dev/null || echo 0
 }
 
-# The list is still delivering: a public-inbox-mda runs, or a queued
-# message has not been tried yet (its message log has no deferral).  A
-# message the archive refused waits for exim's next retry: nothing to
-# wait for here.
-list_busy() {
-	local id log
-	! pgrep -f public-inbox-mda >/dev/null || return 0
-	for id in $(exim4 -C "$(list_dir)/exim.conf" -bpr 2>/dev/null | awk '$3 ~ /^[0-9A-Za-z]+-[0-9A-Za-z]+-[0-9A-Za-z]+$/ { print $3 }'); do
-		log=$(exim4 -C "$(list_dir)/exim.conf" -Mvl "$id" 2>/dev/null || true)
-		grep -q ' defer ' <<<"$log" || return 0
+# "busy" while the list is still delivering: a public-inbox-mda runs, or a
+# queued message has not been tried yet (its message log has no deferral);
+# else "idle".  A message the archive refused waits for exim's next retry:
+# nothing to wait for here.  A lookup that prints its answer, so that set
+# -e holds in it (it is not called in a condition).
+list_state() {
+	local id log dir
+	dir=$(list_dir)
+	if pgrep -f public-inbox-mda >/dev/null; then
+		echo busy
+		return 0
+	fi
+	for id in $(exim4 -C "$dir/exim.conf" -bpr 2>/dev/null | awk '$3 ~ /^[0-9A-Za-z]+-[0-9A-Za-z]+-[0-9A-Za-z]+$/ { print $3 }'); do
+		log=$(exim4 -C "$dir/exim.conf" -Mvl "$id" 2>/dev/null || true)
+		if ! grep -q ' defer ' <<<"$log"; then
+			echo busy
+			return 0
+		fi
 	done
-	return 1
+	echo idle
 }
 
 # Before b4 reads the archive: wait (30 s at most) until the list is idle
-# (list_busy), then give
+# (list_state), then give
 # public-inbox-httpd a fresh worker.  A 1.9 worker keeps the search index
 # open, and its first search after a delivery aborts on Xapian's
 # DatabaseModifiedError (seen here: b4's query got no response); a new
 # worker opens the index as it is now.  Its master starts one at once.
 list_settle() {
-	local _ master
+	local _ master state url
 	for _ in $(seq 60); do
-		list_busy || break
+		state=$(list_state)
+		[ "$state" = busy ] || break
 		sleep 0.5
 	done
 	# Still queued: the archive refuses them for now; whoever reads the
 	# archive says so (list_queued), rather than stopping here.
 	master=$(cat "$(list_dir)/httpd.pid")
 	pkill -QUIT -P "$master" || true
+	url=$(list_url)
 	for _ in $(seq 50); do
-		! curl -sf -o /dev/null "$(list_url)" || return 0
+		! curl -sf -o /dev/null "$url" || return 0
 		sleep 0.2
 	done
 	die "public-inbox-httpd did not answer after its worker restarted (log: $(list_dir)/log/httpd.err)"
