@@ -165,6 +165,26 @@ restore_head_now() {
 	git -C "$KTREE" checkout -q -f "$KB_ORIG" && rm -f "$KBRANCH_WORK/head.state"
 }
 
+# The exit status of "$@" (a function and its arguments), run as a job of
+# its own under set -e, its output written to file $1.  For a function
+# whose failure is an answer: tested in a condition (out=$(f) || rc=$?),
+# it would run without set -e, and so would everything it calls.  Its
+# caller must not be tested in a condition either: bash ignores set -e
+# there even in a job that sets it again.  The traps: an asynchronous job
+# ignores SIGINT unless it traps it, and so would the commands it runs.
+exit_status_of() {
+	local out=$1 rc=0
+	shift
+	(
+		set -e
+		trap 'exit 130' INT
+		trap 'exit 143' TERM
+		"$@"
+	) <&0 >"$out" &
+	wait "$!" || rc=$?
+	printf '%s\n' "$rc"
+}
+
 # Run a command whose own error output would be many lines (tar, git on a
 # full disk); on failure, die with "<what>: <its first error line>".
 quietly() {

@@ -8,6 +8,12 @@
 
 VERIFY_PIDS=()
 VERIFY_POINTS=()
+# How many points failed, summed by points_finish: counted, not returned,
+# so that no caller tests points_finish in a condition.
+POINTS_FAILED=0
+# The exit status of die in a point (points_start): no verdict (0, 1 or
+# bisect-tests/run's 125) and no signal's.
+KB_POINT_DIED=99
 
 verify_jobs() {
 	local jobs=$KBRANCH_JOBS
@@ -34,15 +40,27 @@ points_start() {
 		trap 'exit 130' INT
 		trap 'exit 143' TERM
 		rc=0
-		"$@" >"$out.tap" || rc=$?
-		echo "$rc" >"$out.rc"
+		# The point runs as a job of its own, whose status wait gives:
+		# a function tested in a condition ("$@" || rc=$?) would run
+		# without set -e.  die there exits with KB_POINT_DIED: the
+		# point died, and leaves no rc file.
+		# (An asynchronous job ignores SIGINT unless it traps it.)
+		(
+			trap 'exit 130' INT
+			trap 'exit 143' TERM
+			# shellcheck disable=SC2034 # read by die (lib/common.sh)
+			KB_DIE_STATUS=$KB_POINT_DIED
+			"$@" >"$out.tap"
+		) &
+		wait "$!" || rc=$?
+		[ "$rc" = "$KB_POINT_DIED" ] || echo "$rc" >"$out.rc"
 	) &
 	VERIFY_PIDS+=("$!")
 	VERIFY_POINTS+=("$n")
 }
 
-# Wait for the started points, print their TAP in order; returns how many
-# failed.  A point that died (a setup problem, said on stderr) has no rc
+# Wait for the started points, print their TAP in order; adds how many
+# failed to POINTS_FAILED.  A point that died (a setup problem, said on stderr) has no rc
 # file: verify stops, as it would have without the parallel runs.
 points_finish() {
 	local pid n rc failed=0 died=0 line done_files=()
@@ -70,5 +88,5 @@ points_finish() {
 	VERIFY_PIDS=()
 	VERIFY_POINTS=()
 	[ "$died" = 0 ] || die "verify stopped: a point could not run (see above)"
-	return "$failed"
+	POINTS_FAILED=$((POINTS_FAILED + failed))
 }
