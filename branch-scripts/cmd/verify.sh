@@ -42,24 +42,27 @@ parse_verify_args() {
 	[ "${#VARIANTS[@]}" -gt 0 ] || VARIANTS=("${KB_VARIANTS[@]}")
 }
 
-# Every variant at one commit, two at a time; returns how many points
-# failed.  The tree is checked out before the points start (they must not
+# Every variant at one commit, two at a time; adds how many points failed
+# to POINTS_FAILED.  The tree is checked out before the points start (they must not
 # move it) and only when one of them runs.
 verify_commit() {
-	local n=$1 commit=$2 is_base=$3 k=$4 is_tip=$5 variant failed=0 i=0
+	local n=$1 commit=$2 is_base=$3 k=$4 is_tip=$5 variant i=0 kind
 	for variant in "${VARIANTS[@]}"; do
 		i=$((i + 1))
-		if verify_point_reused "$((n + i))" "$commit" "$variant" "$is_tip" "$k" >"$VERIFY_OUT/$((n + i)).tap"; then
+		verify_point_reused "$((n + i))" "$commit" "$variant" "$is_tip" "$k" >"$VERIFY_OUT/$((n + i)).tap"
+		if [ -s "$VERIFY_OUT/$((n + i)).tap" ]; then
 			echo 0 >"$VERIFY_OUT/$((n + i)).rc"
 			VERIFY_POINTS+=("$((n + i))")
 			continue
 		fi
 		at_commit "$commit"
-		[ "$is_base" = 0 ] || [ "$(variant_kind "$variant")" != carried ] || carry_oldconfig_start "$variant"
+		if [ "$is_base" = 1 ]; then
+			kind=$(variant_kind "$variant")
+			[ "$kind" != carried ] || carry_oldconfig_start "$variant"
+		fi
 		points_start "$((n + i))" verify_point "$((n + i))" "$commit" "$variant" "$is_base" "$k" "$is_tip"
 	done
-	points_finish || failed=$?
-	return "$failed"
+	points_finish
 }
 
 # The packaged kernel, built and booted like the commits, records what a
@@ -67,22 +70,23 @@ verify_commit() {
 # references the chosen variants need, each once (bisect-tests/configs/
 # variants: oldconfig compares with builtin's).
 reference_variants() {
-	local v
-	for v in "${VARIANTS[@]}"; do
-		variant_reference "$v"
-	done | grep -vx -- - | awk '!seen[$0]++' || true
+	local v refs
+	# Looked up first, not in the pipeline whose failure is ignored.
+	refs=$(for v in "${VARIANTS[@]}"; do variant_reference "$v"; done)
+	{ grep -vx -e - -e '' <<<"$refs" || true; } | awk '!seen[$0]++'
 }
 
 # Does any chosen variant carry a config from the base (kinds carried and
-# kconfig)?  Their packaged forms are made first.
+# kconfig)?  Their packaged forms are made first.  "yes" or "no" (a lookup,
+# not a test, where set -e would not hold).
 verify_carries_any() {
 	local v
 	for v in "${VARIANTS[@]}"; do
 		case $(variant_kind "$v") in
-		carried | kconfig) return 0 ;;
+		carried | kconfig) echo yes; return 0 ;;
 		esac
 	done
-	return 1
+	echo no
 }
 
 run() {
@@ -106,7 +110,7 @@ run() {
 	require_clean_tree
 	kgit rev-parse -q --verify "refs/heads/$VERIFY_BRANCH" >/dev/null ||
 		die "no branch $VERIFY_BRANCH in $KTREE; run 'kbranch apply' first"
-	local commits=() commit variant n=0 failed=0 is_base=1 k=0 is_tip refs=() version forms=0 packaged_work
+	local commits=() commit variant n=0 is_base=1 k=0 is_tip refs=() version forms=0 packaged_work carries missing
 	mapfile -t commits < <(verify_commits)
 	mapfile -t refs < <(reference_variants)
 	version=$(base_version)
@@ -116,15 +120,18 @@ run() {
 	commit=$(kgit rev-parse "packaged/$version^{commit}")
 	verify_learn_commits "$commit" "${commits[@]}"
 	debian_image_learn "${VARIANTS[@]}"
-	if verify_carries_any; then
+	carries=$(verify_carries_any)
+	if [ "$carries" = yes ]; then
 		carry_packaged_key "$version"
-		! carry_packaged_missing || forms=1
+		missing=$(carry_packaged_missing)
+		[ "$missing" = no ] || forms=1
 	fi
 	# The packaged tree is checked out only for work there: a checkout
 	# there and back makes the base rebuild the files the fixture changes.
 	packaged_work=$forms
 	for variant in "${refs[@]}"; do
-		reference_recorded "$commit" "$variant" "$version" || packaged_work=1
+		reference_recorded "$commit" "$variant" "$version"
+		[ "$NOTE_PASSED" = yes ] || packaged_work=1
 	done
 	[ "$packaged_work" = 0 ] || at_commit "$commit"
 	# The carried configs' packaged forms (Kconfig, one core) beside the
@@ -134,16 +141,16 @@ run() {
 		n=$((n + 1))
 		points_start "$n" reference_point "$n" "$commit" "$variant" "$version"
 	done
-	points_finish || failed=$((failed + $?))
+	points_finish
 	for commit in "${commits[@]}"; do
 		is_tip=$([ "$k" = $((${#commits[@]} - 1)) ] && echo 1 || echo 0)
-		verify_commit "$n" "$commit" "$is_base" "$k" "$is_tip" || failed=$((failed + $?))
+		verify_commit "$n" "$commit" "$is_base" "$k" "$is_tip"
 		n=$((n + ${#VARIANTS[@]}))
 		is_base=0
 		k=$((k + 1))
 	done
-	step "verify: $((n - failed)) of $n points good (logs under $KBRANCH_WORK/runs, results: kbranch results)"
-	[ "$failed" -eq 0 ] || return 1
+	step "verify: $((n - POINTS_FAILED)) of $n points good (logs under $KBRANCH_WORK/runs, results: kbranch results)"
+	[ "$POINTS_FAILED" -eq 0 ] || return 1
 	# A full pass is what "verified against" means in
 	# base/linux-source.version: every variant, on the branch itself.
 	if [ "${#VARIANTS[@]}" -eq "${#KB_VARIANTS[@]}" ] && [ "$VERIFY_BRANCH" = "$KBRANCH_BRANCH" ]; then

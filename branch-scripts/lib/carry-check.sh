@@ -12,20 +12,22 @@
 # keeps; or what it lost and which way (returns 1); or why there is nothing
 # to carry (returns 128, a setup error: no verdict).
 carry_step() {
-	local source=$1 is_base=$2 dir want have way ways=(stepped jumped)
+	local source=$1 is_base=$2 dir want have way ways=(stepped jumped) rc
 	dir=$(carry_dir)/$source
 	mkdir -p "$dir/stepped" "$dir/jumped"
 	# At the base both ways are the same olddefconfig: run it once.
 	[ "$is_base" = 0 ] || ways=(stepped)
 	if [ "$is_base" = 1 ]; then
-		if ! carry_seed "$source" >"$dir/base.config" 2>"$dir/seed.log"; then
+		rc=$(exit_status_of "$dir/base.config" carry_seed "$source" 2>"$dir/seed.log")
+		if [ "$rc" != 0 ]; then
 			echo "cannot make its base config: $(tail -n 1 "$dir/seed.log")"
 			return 128
 		fi
 		cp "$dir/base.config" "$dir/stepped/.config"
 	fi
 	cp "$dir/base.config" "$dir/jumped/.config"
-	carry_olddefconfig "${ways[@]/#/$dir/}" || { echo "olddefconfig failed (log: $(carry_olddefconfig_log))"; return 1; }
+	rc=$(exit_status_of /dev/null carry_olddefconfig "${ways[@]/#/$dir/}")
+	[ "$rc" = 0 ] || { echo "olddefconfig failed (log: $(carry_olddefconfig_log))"; return 1; }
 	have=$(carry_values "$dir/stepped/.config")
 	if [ "$is_base" = 1 ]; then
 		# A base config without ext4 would make every later check vacuous.
@@ -43,11 +45,13 @@ carry_step() {
 # At every commit: record the fresh config.  At the tip: carry each earlier
 # one here and compare.  Prints each unlisted difference; returns 1 if any.
 carry_fresh_step() {
-	local source=$1 k=$2 is_tip=$3 variant=$4 dir f from line bad=0 carried
+	local source=$1 k=$2 is_tip=$3 variant=$4 dir f from line bad=0 carried rc
 	dir=$(carry_dir)/$source/fresh
 	# A new run starts at the base: no fresh config of an earlier run stays.
 	[ "$k" != 0 ] || rm -rf "$dir"
-	carry_fresh "$source" "$dir/$k" || { echo "cannot make the $source config fresh at commit $k (log: $dir/$k.log)"; return 1; }
+	mkdir -p "$dir"
+	rc=$(exit_status_of /dev/null carry_fresh "$source" "$dir/$k")
+	[ "$rc" = 0 ] || { echo "cannot make the $source config fresh at commit $k (log: $dir/$k.log)"; return 1; }
 	[ "$is_tip" = 1 ] || return 0
 	carried=()
 	for f in "$dir"/*/.config; do
@@ -60,8 +64,9 @@ carry_fresh_step() {
 		cp "$f" "$dir/carried-$from/.config"
 		carried+=("$dir/carried-$from")
 	done
-	[ "${#carried[@]}" = 0 ] || carry_olddefconfig "${carried[@]}" ||
-		{ echo "olddefconfig failed (log: $(carry_olddefconfig_log))"; return 1; }
+	rc=0
+	[ "${#carried[@]}" = 0 ] || rc=$(exit_status_of /dev/null carry_olddefconfig "${carried[@]}")
+	[ "$rc" = 0 ] || { echo "olddefconfig failed (log: $(carry_olddefconfig_log))"; return 1; }
 	for f in "${carried[@]}"; do
 		from=${f##*/carried-}
 		# Only what is switched on counts: an option that did not exist
@@ -110,43 +115,71 @@ carry_tip_vs_packaged() {
 	local source=$1 k=$2 dir bad=0 step
 	dir=$(carry_dir)/$source
 	step=$(declared step)
-	carry_vs_packaged "$step" "$source" "$source from the base" "$dir/stepped/.config" "stepped from the base" || bad=1
-	carry_vs_packaged "$step" "$source" "$source from the base" "$dir/jumped/.config" "jumped from the base" || bad=1
-	carry_vs_packaged "$step" "$source" "$source made fresh" "$dir/fresh/$k/.config" "made fresh at the tip" || bad=1
+	carry_judged "$step" "$source" "$source from the base" "$dir/stepped/.config" "stepped from the base"
+	carry_judged "$step" "$source" "$source from the base" "$dir/jumped/.config" "jumped from the base"
+	carry_judged "$step" "$source" "$source made fresh" "$dir/fresh/$k/.config" "made fresh at the tip"
 	return "$bad"
+}
+
+# carry_vs_packaged "$@", run as a job of its own (exit_status_of) so that
+# set -e holds in it: prints what it says, and sets bad=1 (the caller's)
+# when it fails.
+carry_judged() {
+	local said rc
+	said=$(mktemp)
+	rc=$(exit_status_of "$said" carry_vs_packaged "$@")
+	cat "$said"
+	rm -f "$said"
+	[ "$rc" = 0 ] || bad=1
 }
 
 # At the tip the tester's carried .config equals, in the ext4 family, its
 # reference variant's config made at the packaged tree (what it was made
 # from: builtin's).
 oldconfig_vs_packaged() {
-	local variant=$1 step=$2 config=$3 out
+	local variant=$1 step=$2 config=$3 out bad=0 reference said
 	[ -f "$config" ] || { echo "bisect-tests: $variant: its run named no .config (RESULT config=)" >&2; return 1; }
-	out=$(carry_vs_packaged "$step" "$(variant_reference "$variant")" "$variant from the base" \
-		"$config" "carried to the tip") && return 0
+	reference=$(variant_reference "$variant")
+	said=$(mktemp)
+	carry_judged "$step" "$reference" "$variant from the base" "$config" "carried to the tip" >"$said"
+	out=$(cat "$said")
+	rm -f "$said"
+	[ "$bad" = 1 ] || return 0
 	printf '%s\n' "$out" | sed "s/^/bisect-tests: $variant: /" >&2
 	return 1
 }
 
 # Kconfig only: a carried config keeps what its base config had.
 carry_point() {
-	local n=$1 commit=$2 variant=$3 is_base=$4 k=$5 is_tip=$6 chain=$7 out fresh rc=0 desc source
+	local n=$1 commit=$2 variant=$3 is_base=$4 k=$5 is_tip=$6 chain=$7 out rc desc source said judged
 	source=$(variant_source "$variant")
 	desc="$(commit_desc "$commit") [$variant] olddefconfig"
 	step "[$n] $desc"
-	out=$(carry_step "$source" "$is_base") || rc=$?
+	# Each judge runs as a job of its own (exit_status_of), its status
+	# read, not tested in a condition: set -e holds in it.
+	said=$(mktemp)
+	rc=$(exit_status_of "$said" carry_step "$source" "$is_base")
+	out=$(cat "$said")
 	[ "$rc" -ne 128 ] || die "$variant: $out"
-	if ! fresh=$(carry_fresh_step "$source" "$k" "$is_tip" "$variant"); then
+	judged=$(exit_status_of "$said" carry_fresh_step "$source" "$k" "$is_tip" "$variant")
+	if [ "$judged" != 0 ]; then
 		rc=1
-		out+=$'\n'$fresh
+		out+=$'\n'$(cat "$said")
 	fi
-	if [ "$is_tip" = 1 ] && ! fresh=$(carry_tip_vs_packaged "$source" "$k"); then
-		rc=1
-		out+=$'\n'$fresh
+	if [ "$is_tip" = 1 ]; then
+		judged=$(exit_status_of "$said" carry_tip_vs_packaged "$source" "$k")
+		if [ "$judged" != 0 ]; then
+			rc=1
+			out+=$'\n'$(cat "$said")
+		fi
 	fi
-	# Every shape of the ext4 family, for a variant with the shapes trait (lib/shapes.sh).
+	rm -f "$said"
+	# Every shape of the ext4 family, for a variant with the shapes trait
+	# (lib/shapes.sh); shapes_step dies when it cannot judge.
 	if variant_has "$variant" shapes; then
-		shapes_step "$variant" "$is_base" || rc=1
+		shapes_step "$variant" "$is_base"
+		judged=$(shapes_verdict)
+		[ "$judged" = good ] || rc=1
 		out+=$(shapes_said)
 	fi
 	if ! note_record "$commit" "$variant" "$(verdict_of "$rc")" "chain=$chain kconfig=$([ "$rc" = 0 ] && echo kept || echo lost)"; then

@@ -22,13 +22,17 @@ debian_config_at_base() {
 	xz -dc "$src" | sed -E 's/^(# )?CONFIG_EXT4_FS(_POSIX_ACL|_SECURITY)?([= ])/\1CONFIG_EXT4DEV_FS\2\3/'
 }
 
-# The .config a tester of <source> has at ext4dev-base (checked out).
+# The .config a tester of <source> has at ext4dev-base (checked out).  Its
+# caller runs it as a job of its own (exit_status_of): set -e holds in it.
 carry_seed() {
 	local source=$1 seed
 	seed=$(carry_dir)/seed
 	case "$source" in
 	debian) debian_config_at_base ;;
-	*) bt_configure "$source" "$seed" >&2 && cat "$seed/build/$source/.config" ;;
+	*)
+		bt_configure "$source" "$seed" >&2
+		cat "$seed/build/$source/.config"
+		;;
 	esac
 }
 
@@ -60,7 +64,7 @@ carry_olddefconfig_log() {
 carry_oldconfig_seed() {
 	local reference
 	reference=$(variant_reference "$1")
-	bt_configure "$reference" "$(carry_dir)/seed" >&2 || return 1
+	bt_configure "$reference" "$(carry_dir)/seed" >&2
 	cat "$(carry_dir)/seed/build/$reference/.config"
 }
 
@@ -75,10 +79,11 @@ carry_oldconfig_file() {
 }
 
 carry_oldconfig_start() {
-	local variant=$1 file
+	local variant=$1 file rc
 	file=$(carry_oldconfig_file "$variant")
 	mkdir -p "$(dirname "$file")"
-	carry_oldconfig_seed "$variant" >"$file" || die "cannot generate the base config for the $variant variant"
+	rc=$(exit_status_of "$file" carry_oldconfig_seed "$variant")
+	[ "$rc" = 0 ] || die "cannot generate the base config for the $variant variant"
 }
 
 # After a commit's run of carried variant $1, the .config it built ($2,
@@ -98,7 +103,9 @@ carry_family() {
 # Debian's config as a tester would make it at the checked-out commit: in
 # the names the commit's Kconfig has.
 debian_config_here() {
-	if [ "$(declared kconfig)" = EXT4DEV ]; then
+	local names
+	names=$(declared kconfig)
+	if [ "$names" = EXT4DEV ]; then
 		debian_config_at_base
 	else
 		xz -dc "$KBRANCH_DEBIAN_CONFIG"
@@ -110,18 +117,26 @@ olddefconfig_into() {
 	local dir=$1 in=$2 out=$3
 	mkdir -p "$dir"
 	cp "$in" "$dir/.config"
-	carry_olddefconfig "$dir" && cp "$dir/.config" "$out"
+	carry_olddefconfig "$dir"
+	cp "$dir/.config" "$out"
 }
 
 # Make <source>'s config fresh at the checked-out commit into dir $2, in
-# the source's kept work dir.
+# the source's kept work dir.  Its callers run it as a job of its own
+# (exit_status_of), so that set -e holds in it.
 carry_fresh() {
 	local source=$1 out=$2 work
 	work=$(carry_dir)/$source
 	rm -rf "$out"
 	mkdir -p "$out"
 	case "$source" in
-	debian) debian_config_here >"$out/debian.config" && olddefconfig_into "$work/kconfig" "$out/debian.config" "$out/.config" ;;
-	*) bt_configure "$source" "$work/fresh-work" >>"$out.log" 2>&1 && cp "$work/fresh-work/build/$source/.config" "$out/.config" ;;
+	debian)
+		debian_config_here >"$out/debian.config"
+		olddefconfig_into "$work/kconfig" "$out/debian.config" "$out/.config"
+		;;
+	*)
+		bt_configure "$source" "$work/fresh-work" >>"$out.log" 2>&1
+		cp "$work/fresh-work/build/$source/.config" "$out/.config"
+		;;
 	esac
 }

@@ -32,29 +32,44 @@ carry_packaged_key() {
 	} | sha256sum | cut -c1-12)
 }
 
+# Whether a packaged form is missing: "yes" or "no".  A lookup, not a
+# test: a function called in a condition runs without set -e.
 carry_packaged_missing() {
-	local source
+	local source file
 	for source in $(carry_packaged_sources); do
-		[ -s "$(carry_packaged_file "$source")" ] || return 0
+		file=$(carry_packaged_file "$source")
+		[ -s "$file" ] || { echo yes; return 0; }
 	done
-	return 1
+	echo no
 }
 
 # Make the missing packaged forms (after carry_packaged_key), with
 # packaged/<version> checked out: Kconfig only, so verify runs it beside the
 # references' builds.
 carry_packaged_forms() {
-	local source out
+	local source out rc
 	for source in $(carry_packaged_sources); do
 		out=$(carry_packaged_file "$source")
 		[ ! -s "$out" ] || continue
 		mkdir -p "$(dirname "$out")"
-		case "$source" in
-		debian) xz -dc "$KBRANCH_DEBIAN_CONFIG" >"$out.in" &&
-			olddefconfig_into "$(carry_dir)/debian/kconfig" "$out.in" "$out.tmp" ;;
-		*) bt_configure "$source" "$(carry_dir)/packaged-work" >>"$out.log" 2>&1 &&
-			cp "$(carry_dir)/packaged-work/build/$source/.config" "$out.tmp" ;;
-		esac || die "cannot make the packaged form of the $source config (log: $out.log)"
+		rc=$(exit_status_of /dev/null carry_packaged_make "$source" "$out")
+		[ "$rc" = 0 ] || die "cannot make the packaged form of the $source config (log: $out.log)"
 		mv "$out.tmp" "$out"
 	done
+}
+
+# The packaged form of <source> into $2.tmp.  Run as a job of its own
+# (exit_status_of), so that set -e holds in it and its failure is read.
+carry_packaged_make() {
+	local source=$1 out=$2
+	case "$source" in
+	debian)
+		xz -dc "$KBRANCH_DEBIAN_CONFIG" >"$out.in"
+		olddefconfig_into "$(carry_dir)/debian/kconfig" "$out.in" "$out.tmp"
+		;;
+	*)
+		bt_configure "$source" "$(carry_dir)/packaged-work" >>"$out.log" 2>&1
+		cp "$(carry_dir)/packaged-work/build/$source/.config" "$out.tmp"
+		;;
+	esac
 }

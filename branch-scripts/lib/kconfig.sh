@@ -44,8 +44,9 @@ kconfig_batch_bin() {
 # Build conf in a dir of its own, with the wrapper in its place, and
 # kconfig-batch from the same objects.
 kconfig_build() {
-	local dir log
+	local dir log bin
 	dir=$(kconfig_dir)/kconfig
+	bin=$(kconfig_batch_bin)
 	log=$(kconfig_dir)/kconfig.log
 	# kconfig-batch reads its paths as words.
 	[[ "$KTREE$KBRANCH_WORK" != *[[:space:]]* ]] ||
@@ -62,8 +63,8 @@ kconfig_build() {
 		chmod +x "$dir/scripts/kconfig/conf"
 		touch -r "$dir/scripts/kconfig/conf.real" "$dir/scripts/kconfig/conf"
 	fi
-	[ "$(kconfig_batch_bin)" -nt "$KB_REPO/branch-scripts/libexec/kconfig-batch.c" ] && return 0
-	gcc -O2 -Wall -I"$KTREE/scripts/kconfig" -I"$dir/scripts/kconfig" -o "$(kconfig_batch_bin)" \
+	[ ! "$bin" -nt "$KB_REPO/branch-scripts/libexec/kconfig-batch.c" ] || return 0
+	gcc -O2 -Wall -I"$KTREE/scripts/kconfig" -I"$dir/scripts/kconfig" -o "$bin" \
 		"$KB_REPO/branch-scripts/libexec/kconfig-batch.c" \
 		"$dir"/scripts/kconfig/{confdata,expr,lexer.lex,menu,parser.tab,preprocess,symbol,util}.o >>"$log" 2>&1 ||
 		die "cannot build kconfig-batch (log: $log)"
@@ -74,7 +75,7 @@ kconfig_build() {
 # kconfig-batch must then make what make made (make.config), or the
 # environment is off.
 kconfig_env() {
-	local key=$1 path=$2 target=${2#arch/*/configs/} dir args lock
+	local key=$1 path=$2 target=${2#arch/*/configs/} dir args lock rc
 	dir=$(kconfig_arch_dir "$key")
 	[ -s "$dir/conf.env" ] && return 0
 	mkdir -p "$(dirname "$dir")"
@@ -96,8 +97,10 @@ kconfig_env() {
 		die "make ${args[*]} $target failed (log: $dir.log)"
 	fi
 	cp "$dir/.config" "$dir/make.config"
-	if ! printf 'defconfig %s %s\n' "$KTREE/$path" "$dir/batch.config" | kconfig_batch "$key" "$dir.log" ||
-		! cmp -s "$dir/make.config" "$dir/batch.config"; then
+	# kconfig_batch as a job of its own, whose status is read: set -e
+	# holds in it.
+	rc=$(printf 'defconfig %s %s\n' "$KTREE/$path" "$dir/batch.config" | exit_status_of /dev/null kconfig_batch "$key" "$dir.log")
+	if [ "$rc" != 0 ] || ! cmp -s "$dir/make.config" "$dir/batch.config"; then
 		rm -f "$dir/conf.env"
 		die "kconfig-batch does not make what make made of $path (${args[*]}); see $dir"
 	fi
@@ -111,8 +114,9 @@ kconfig_env() {
 # appears only once conf has written it whole, so a killed run leaves none
 # that looks done.
 kconfig_batch() {
-	local key=$1 log=$2 srctree=${3:-$KTREE} dir envv mode in out seed rc=0 finished
+	local key=$1 log=$2 srctree=${3:-$KTREE} dir envv mode in out seed rc=0 finished bin
 	dir=$(kconfig_arch_dir "$key")
+	bin=$(kconfig_batch_bin)
 	mapfile -d '' envv <"$dir/conf.env"
 	[ "$srctree" = "$KTREE" ] || kconfig_env_srctree "$srctree"
 	# Batches may run at once (kbranch verify's points): a list of its own.
@@ -120,7 +124,7 @@ kconfig_batch() {
 	while read -r mode in out seed; do
 		rm -f "$out.new"
 		printf '%s %s %s %s\n' "$mode" "$in" "$out.new" "$seed"
-	done | (cd "$dir" && env -i "${envv[@]}" "$(kconfig_batch_bin)" "$srctree/Kconfig") 2>>"$log" >"$finished" || rc=$?
+	done | (cd "$dir" && env -i "${envv[@]}" "$bin" "$srctree/Kconfig") 2>>"$log" >"$finished" || rc=$?
 	while read -r out; do
 		mv "$out" "${out%.new}"
 	done <"$finished"

@@ -199,11 +199,22 @@ note_index_key() {
 # skipped verdict for the same key wins over any good one: the tree is
 # run again rather than called good.
 note_passed() {
+	note_pass_check "$@"
+	[ "$NOTE_PASSED" = yes ]
+}
+
+# note_passed's answer in NOTE_PASSED (yes or no): set, not printed (no
+# subshell), and tested by the caller, not called in a condition, where
+# set -e would not hold.
+note_pass_check() {
 	local commit=$1 variant=$2 chain=${3:-} verdicts
 	note_index
 	note_index_key "$commit" "$variant" "$chain"
 	verdicts=${KB_NOTE_VERDICTS[$NOTE_IKEY]:-}
-	[[ "$verdicts" == *" good "* && "$verdicts" != *" bad "* && "$verdicts" != *" skip "* ]]
+	NOTE_PASSED=no
+	if [[ "$verdicts" == *" good "* && "$verdicts" != *" bad "* && "$verdicts" != *" skip "* ]]; then
+		NOTE_PASSED=yes
+	fi
 }
 
 # A reused verdict is recorded on the commit being verified too, so that

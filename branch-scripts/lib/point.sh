@@ -3,14 +3,16 @@
 # (exec), its RESULT line (parse), one verdict that gives both the TAP line
 # and the note; a point that passed before with these tests is reused.
 
-# Run bisect-tests/run for one commit and variant; print its RESULT fields
-# and return its exit code.  Its progress goes to the terminal (stderr).
+# Run bisect-tests/run for one commit and variant; print its exit code,
+# then its RESULT fields, on one line: printed, not returned, so that the
+# caller need not test it in a condition, where set -e would not hold.
+# Its progress goes to the terminal (stderr).
 verify_one() {
-	local variant=$1 mode=$2 out rc=0
-	out=$(cd "$KTREE" && KBRANCH_OLDCONFIG=$(carry_oldconfig_file "$variant") \
+	local variant=$1 mode=$2 out rc=0 oldconfig
+	oldconfig=$(carry_oldconfig_file "$variant")
+	out=$(cd "$KTREE" && KBRANCH_OLDCONFIG=$oldconfig \
 		"$KB_REPO/bisect-tests/run" --variant "$variant" "$mode") || rc=$?
-	printf '%s\n' "$out" | sed -n 's/^RESULT //p' | tail -n 1
-	return "$rc"
+	printf '%s %s\n' "$rc" "$(printf '%s\n' "$out" | sed -n 's/^RESULT //p' | tail -n 1)"
 }
 
 # "<abbrev> <subject>" of each commit of the run, from one git process
@@ -82,13 +84,22 @@ at_commit() {
 }
 
 # A point that already passed with these tests and tools is not run
-# again.  A carried config (oldconfig, carried-*) passed only along the same
-# chain of trees, and its state after the commit is put back for the next.
+# again: its TAP line is printed, and nothing for a point to run.  A
+# carried config (oldconfig, carried-*) passed only along the same chain
+# of trees, and its state after the commit is put back for the next.
 verify_point_reused() {
-	local n=$1 commit=$2 variant=$3 is_tip=$4 k=$5 chain
+	local n=$1 commit=$2 variant=$3 is_tip=$4 k=$5 chain state
 	chain=$(point_chain "$variant" "$commit" "$is_tip")
-	[ "$RERUN" = 0 ] && note_passed "$commit" "$variant" "$chain" &&
-		{ [ -z "$chain" ] || carry_restore "$variant" "$chain" "$k"; } || return 1
+	[ "$RERUN" = 0 ] || return 0
+	note_pass_check "$commit" "$variant" "$chain"
+	[ "$NOTE_PASSED" = yes ] || return 0
+	if [ -n "$chain" ]; then
+		# carry_restore fails without a kept state: looked for first,
+		# so that it is not called in a condition.
+		state=$(carry_state_dir "$variant" "$chain")
+		[ -d "$state" ] || return 0
+		carry_restore "$variant" "$chain" "$k"
+	fi
 	note_reuse "$commit" "$variant" "$chain"
 	printf 'ok %d - %s [%s] passed before with these tests%s (notes %s)\n' "$n" \
 		"$(commit_desc "$commit")" "$variant" \
@@ -138,20 +149,24 @@ debian_image_learn() {
 
 # Arguments: n commit variant is_base k is_tip (is_base: carry_point's).
 verify_point() {
-	local n=$1 commit=$2 variant=$3 k=$5 is_tip=$6 result rc=0 chain verdict
+	local n=$1 commit=$2 variant=$3 k=$5 is_tip=$6 result rc chain verdict kind judged
 	chain=$(point_chain "$variant" "$commit" "$is_tip")
-	[ "$(variant_kind "$variant")" != kconfig ] || { carry_point "$@" "$chain"; return; }
+	kind=$(variant_kind "$variant")
+	[ "$kind" != kconfig ] || { carry_point "$@" "$chain"; return; }
 	step "[$n] $(commit_desc "$commit") [$variant]"
-	result=$(verify_one "$variant" --against-packaged) || rc=$?
+	result=$(verify_one "$variant" --against-packaged)
+	rc=${result%% *} result=${result#* }
 	[ "$rc" -ne 128 ] || die "bisect-tests/run could not set up (exit 128); see above"
 	[ "$rc" -lt 128 ] || die "bisect-tests/run was interrupted (exit $rc); no verdict recorded"
-	if [ "$(variant_kind "$variant")" = carried ] && [ "$is_tip" = 1 ] && [ "$rc" = 0 ] &&
-		! oldconfig_vs_packaged "$variant" "$(declared step)" "$(field "$result" config)"; then
-		rc=1
-		result=${result/verdict=good/verdict=bad}
+	if [ "$kind" = carried ] && [ "$is_tip" = 1 ] && [ "$rc" = 0 ]; then
+		judged=$(exit_status_of /dev/null oldconfig_vs_packaged "$variant" "$(declared step)" "$(field "$result" config)")
+		if [ "$judged" != 0 ]; then
+			rc=1
+			result=${result/verdict=good/verdict=bad}
+		fi
 	fi
 	verdict=$(result_verdict "$result" "$rc")
-	if [ "$(variant_kind "$variant")" = carried ]; then
+	if [ "$kind" = carried ]; then
 		carry_oldconfig_advance "$variant" "$(field "$result" config)"
 		[ "$verdict" != good ] || carry_save "$variant" "$chain" "$k"
 	fi
@@ -159,28 +174,34 @@ verify_point() {
 }
 
 # --rerun re-verifies the series: the reference is recorded again only
-# when it is missing or was recorded with other tests or tools.
+# when it is missing or was recorded with other tests or tools.  Sets
+# NOTE_PASSED: yes when it is recorded (a lookup, not a test, so that no
+# caller calls it in a condition, where set -e would not hold).
 reference_recorded() {
-	local commit=$1 variant=$2 version=$3
+	local commit=$1 variant=$2 version=$3 kind
+	kind=$(variant_kind "$variant")
 	# A Debian machine's reference is its scenario's "packaged" expectation,
 	# judged at the packaged tree like a commit: nothing is recorded.
-	if [ "$(variant_kind "$variant")" = debian ]; then
-		note_passed "$commit" "$variant" "$(debian_chain_key "$variant" "$commit")"
-		return
+	if [ "$kind" = debian ]; then
+		note_pass_check "$commit" "$variant" "$(debian_chain_key "$variant" "$commit")"
+		return 0
 	fi
-	[ -f "$KBRANCH_WORK/reference/$version/$variant.observed" ] && note_passed "$commit" "$variant"
+	NOTE_PASSED=no
+	[ ! -f "$KBRANCH_WORK/reference/$version/$variant.observed" ] || note_pass_check "$commit" "$variant"
 }
 
 reference_point() {
-	local n=$1 commit=$2 variant=$3 version=$4 result rc=0 chain
+	local n=$1 commit=$2 variant=$3 version=$4 result rc chain
 	chain=$(point_chain "$variant" "$commit" 0)
-	if reference_recorded "$commit" "$variant" "$version"; then
+	reference_recorded "$commit" "$variant" "$version"
+	if [ "$NOTE_PASSED" = yes ]; then
 		printf 'ok %d - packaged/%s [%s] reference recorded before with these tests\n' "$n" "$version" "$variant"
 		return 0
 	fi
 	at_commit "$commit"
 	step "[$n] packaged/$version [$variant] (the reference)"
-	result=$(verify_one "$variant" --record-reference) || rc=$?
+	result=$(verify_one "$variant" --record-reference)
+	rc=${result%% *} result=${result#* }
 	[ "$rc" -ne 128 ] || die "bisect-tests/run could not set up (exit 128); see above"
 	[ "$rc" -lt 128 ] || die "bisect-tests/run was interrupted (exit $rc); no verdict recorded"
 	point_finish "$n" "$commit" "$variant" "$(result_verdict "$result" "$rc")" \

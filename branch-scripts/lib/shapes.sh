@@ -61,8 +61,8 @@ shapes_jobs() {
 # made again: at patch 1 a config stepped from the base is often the base's.
 shapes_batch() {
 	local list=$1 srctree=${2:-$KTREE} src dst
-	shapes_memo_split "$list" "$srctree" || return 1
-	shapes_batch_run "$list.todo" "$srctree" || return 1
+	shapes_memo_split "$list" "$srctree"
+	shapes_batch_run "$list.todo" "$srctree"
 	while read -r src dst; do
 		cp "$src" "$dst" || return 1
 	done <"$list.copies"
@@ -116,11 +116,12 @@ shapes_batch_run() {
 # through kconfig-batch) for each "OUT BASE FRAGMENT" line on stdin, one
 # merge per core.  It writes its temporary files where it runs.
 shapes_merge() {
-	local work
+	local work jobs
 	work=$(shapes_dir)/merge-work
+	jobs=$(shapes_jobs)
 	mkdir -p "$work"
 	# shellcheck disable=SC2016 # expanded by sh, with xargs' arguments
-	(cd "$work" && xargs -P "$(shapes_jobs)" -L 1 sh -c 'KCONFIG_CONFIG=$1 "$0" -m "$2" "$3"' \
+	(cd "$work" && xargs -P "$jobs" -L 1 sh -c 'KCONFIG_CONFIG=$1 "$0" -m "$2" "$3"' \
 		"$KTREE/scripts/kconfig/merge_config.sh") >>"$work.log" 2>&1 ||
 		{ echo "merge_config.sh failed (log: $work.log)" >&2; return 1; }
 }
@@ -149,9 +150,9 @@ shapes_make_base() {
 		[[ "$seed" =~ ^(0x[0-9a-fA-F]+|[0-9]+)$ ]] || { echo "$SHAPES_SEEDS: '$seed' is not a seed" >&2; return 1; }
 		printf 'randconfig %s %s/%s %s\n' "$dir/base/pin.config" "$dir/base/random" "$seed" "$seed"
 	done < <(shapes_seeds) >"$dir/list"
-	shapes_batch "$dir/list" || return 1
+	shapes_batch "$dir/list"
 	shapes_lines savedefconfig "$dir/base/random" "$dir/base/minimal" >"$dir/list"
-	shapes_batch "$dir/list" || return 1
+	shapes_batch "$dir/list"
 	while read -r seed; do
 		carry_family "$dir/base/minimal/$seed" >"$dir/base/fragment/$seed"
 		printf '%s %s %s\n' "$dir/base/merged/$seed" "$dir/base/pin.config" "$dir/base/fragment/$seed"
@@ -169,13 +170,13 @@ shapes_same_as_make() {
 	seed=$(shapes_seeds | tail -n 1)
 	rm -rf "$odir"
 	cp -a "$(kconfig_dir)/kconfig" "$odir"
-	shapes_make "$odir" "$log" randconfig KCONFIG_SEED="$seed" KCONFIG_ALLCONFIG="$dir/base/pin.config" &&
-		shapes_made_same "$odir/.config" "$dir/base/random/$seed" "make randconfig KCONFIG_SEED=$seed" || return 1
+	shapes_make "$odir" "$log" randconfig KCONFIG_SEED="$seed" KCONFIG_ALLCONFIG="$dir/base/pin.config"
+	shapes_made_same "$odir/.config" "$dir/base/random/$seed" "make randconfig KCONFIG_SEED=$seed"
 	cp "$dir/base/random/$seed" "$odir/.config"
-	shapes_make "$odir" "$log" savedefconfig &&
-		shapes_made_same "$odir/defconfig" "$dir/base/minimal/$seed" "make savedefconfig (seed $seed)" || return 1
-	shapes_make "$odir" "$log" alldefconfig KCONFIG_ALLCONFIG="$dir/base/merged/$seed" &&
-		shapes_made_same "$odir/.config" "$dir/stepped/fragment/$seed" "make alldefconfig of the merged fragment (seed $seed)"
+	shapes_make "$odir" "$log" savedefconfig
+	shapes_made_same "$odir/defconfig" "$dir/base/minimal/$seed" "make savedefconfig (seed $seed)"
+	shapes_make "$odir" "$log" alldefconfig KCONFIG_ALLCONFIG="$dir/base/merged/$seed"
+	shapes_made_same "$odir/.config" "$dir/stepped/fragment/$seed" "make alldefconfig of the merged fragment (seed $seed)"
 }
 
 # make TARGET in O= dir $1, log $2, with the environment given after it.
@@ -211,9 +212,11 @@ shapes_packaged_tree() {
 # merge_config.sh makes of the renamed fragment, the pin having no ext4
 # line), read in the ext4 family: oracle.tsv, "SHAPE SEED<TAB>values".
 shapes_oracle() {
-	local dir tree
+	local dir tree rc
 	dir=$(shapes_dir)
-	tree=$(shapes_packaged_tree) || { echo "cannot extract the packaged tree's Kconfig" >&2; return 1; }
+	rc=$(exit_status_of "$dir/packaged-tree.path" shapes_packaged_tree)
+	[ "$rc" = 0 ] || { echo "cannot extract the packaged tree's Kconfig" >&2; return 1; }
+	tree=$(cat "$dir/packaged-tree.path")
 	rm -rf "$dir/packaged"
 	mkdir -p "$dir"/packaged/{in,random,minimal,fragment}
 	cp -R "$dir/base/random" "$dir/base/minimal" "$dir/base/merged" "$dir/packaged/in/"
@@ -223,7 +226,7 @@ shapes_oracle() {
 		shapes_lines olddefconfig "$dir/packaged/in/minimal" "$dir/packaged/minimal"
 		shapes_lines alldefconfig "$dir/packaged/in/merged" "$dir/packaged/fragment"
 	} >"$dir/list"
-	shapes_batch "$dir/list" "$tree" || return 1
+	shapes_batch "$dir/list" "$tree"
 	shapes_index packaged >"$dir/index"
 	shapes_family emit "$SHAPES_NEW_NAMES" /dev/null "$dir/index" >"$dir/oracle.tsv"
 }
@@ -245,10 +248,10 @@ shapes_carry() {
 		shapes_lines olddefconfig "$prev/$([ "$is_base" = 1 ] && echo minimal || echo saved)" "$dir/next/minimal"
 		[ "$is_base" = 1 ] || shapes_jumped_lines olddefconfig random minimal
 	} >"$dir/list"
-	shapes_batch "$dir/list" || return 1
+	shapes_batch "$dir/list"
 	shapes_lines savedefconfig "$dir/next/minimal" "$dir/next/saved" >"$dir/list"
-	shapes_batch "$dir/list" || return 1
-	shapes_carry_fragments "$is_base" || return 1
+	shapes_batch "$dir/list"
+	shapes_carry_fragments "$is_base"
 	rm -rf "$dir/stepped" "$dir/next/merged"
 	mv "$dir/next" "$dir/stepped"
 }
@@ -275,7 +278,7 @@ shapes_carry_fragments() {
 	else
 		while read -r seed; do
 			printf '%s %s %s\n' "$dir/next/merged/$seed" "$dir/stepped/fragment/$seed" "$dir/base/fragment/$seed"
-		done < <(shapes_seeds) | shapes_merge || return 1
+		done < <(shapes_seeds) | shapes_merge
 	fi
 	{
 		shapes_lines alldefconfig "$dir/next/merged" "$dir/next/fragment"
@@ -382,21 +385,24 @@ shapes_family() {
 shapes_differences() {
 	local dir used
 	dir=$(shapes_dir)
-	used=$(used_symbols) || return 1
-	shapes_family judge "$used" "$dir/oracle.tsv" "$dir/index" >"$dir/differences.all" || return 1
+	used=$(used_symbols)
+	shapes_family judge "$used" "$dir/oracle.tsv" "$dir/index" >"$dir/differences.all"
 	awk -F '\t' '{ n[$1]++; if (n[$1] <= 6) s[$1] = s[$1] (n[$1] > 1 ? " " : "") $2 }
 		END { for (l in n) print l "\t" n[l] "\t" s[l] }' "$dir/differences.all" | sort
 }
 
 # Judge the ways given at the checked-out commit: writes what the point
-# says (shapes_said); returns 1 if a difference is not listed.
+# says (shapes_said) and its findings (shapes_verdict); returns 1 if a
+# difference is not listed, 2 if it cannot judge.
 shapes_judge() {
-	local dir step line count seeds listed=0 bad=0 total
+	local dir step line count seeds listed=0 bad=0 total rc
 	dir=$(shapes_dir)
 	step=$(declared step) || return 2
 	total=$(shapes_seeds | wc -l)
 	shapes_index "$@" >"$dir/index"
-	shapes_differences >"$dir/differences" || return 2
+	# A job of its own, whose status is read: set -e holds in it.
+	rc=$(exit_status_of "$dir/differences" shapes_differences)
+	[ "$rc" = 0 ] || return 2
 	: >"$dir/findings"
 	while IFS=$'\t' read -r line count seeds; do
 		if compat_listed config-shape "$SHAPES_VARIANT" "$step" "$line"; then
@@ -444,9 +450,9 @@ shapes_unpack() {
 }
 
 # Variant $1's shapes at the checked-out commit, carried from the base or,
-# at the base (is_base $2 = 1), made there.  Returns 1 when one gains or
-# loses an unlisted option; dies when it cannot judge: a setup problem is
-# no verdict.
+# at the base (is_base $2 = 1), made there; shapes_verdict then says
+# whether one gains or loses an unlisted option.  Dies when it cannot
+# judge: a setup problem is no verdict.
 shapes_step() {
 	local variant=$1 is_base=$2 dir rc=0 ways=(stepped jumped) start=$SECONDS
 	SHAPES_VARIANT=$variant
@@ -459,20 +465,37 @@ shapes_step() {
 	if [ "$is_base" = 1 ]; then
 		# At the base both ways are the same: the shapes made there.
 		ways=(stepped)
-		shapes_make_base || die "$variant: cannot make the config shapes at the base"
+		shapes_or_die "cannot make the config shapes at the base" shapes_make_base
 	else
-		shapes_unpack || die "$variant: no config shapes kept from the previous commit ($dir/state.tar.xz)"
+		shapes_or_die "no config shapes kept from the previous commit ($dir/state.tar.xz)" shapes_unpack
 	fi
-	shapes_carry "$is_base" || die "$variant: cannot carry the config shapes here"
+	shapes_or_die "cannot carry the config shapes here" shapes_carry "$is_base"
 	if [ "$is_base" = 1 ]; then
-		shapes_same_as_make || die "$variant: kconfig-batch cannot be trusted with the config shapes"
-		shapes_oracle || die "$variant: cannot make the config shapes' packaged forms"
+		shapes_or_die "kconfig-batch cannot be trusted with the config shapes" shapes_same_as_make
+		shapes_or_die "cannot make the config shapes' packaged forms" shapes_oracle
 	fi
-	shapes_pack || die "$variant: cannot keep the config shapes' state"
-	shapes_judge "${ways[@]}" || rc=$?
+	shapes_or_die "cannot keep the config shapes' state" shapes_pack
+	rc=$(exit_status_of /dev/null shapes_judge "${ways[@]}")
 	[ "$rc" -lt 2 ] || die "$variant: cannot compare the config shapes with their packaged forms"
 	step "config shapes: $(wc -l <"$dir/index") configs judged in $((SECONDS - start))s (under $dir)"
-	return "$rc"
+}
+
+# Run one stage of shapes_step ("$@") as a job of its own (exit_status_of),
+# so that set -e holds in it; when it fails, die with "<variant>: $1".
+shapes_or_die() {
+	local what=$1 rc
+	shift
+	rc=$(exit_status_of /dev/null "$@")
+	[ "$rc" = 0 ] || die "$SHAPES_VARIANT: $what"
+}
+
+# "bad" when the shapes judged last (shapes_step) gain or lose an unlisted
+# option, else "good": a lookup, so that no caller tests shapes_step in a
+# condition, where set -e would not hold.
+shapes_verdict() {
+	local dir
+	dir=$(shapes_dir)
+	if [ -s "$dir/findings" ]; then echo bad; else echo good; fi
 }
 
 # What the point's line says: the summary, or each finding on a line of
