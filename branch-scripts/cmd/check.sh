@@ -8,7 +8,7 @@
 # it that could not read its data ("No typos will be found") did not
 # judge the commit, and says so as a finding.
 checkpatch_findings() {
-	local commit=$1 subject log status=0 finding
+	local commit=$1 subject log status=0 finding type justified
 	subject=$(kgit log -1 --format=%s "$commit")
 	log=$KBRANCH_WORK/check/gate/${commit:0:12}-checkpatch
 	mkdir -p "$(dirname "$log")"
@@ -25,8 +25,9 @@ checkpatch_findings() {
 	fi
 	{ grep -E ': (ERROR|WARNING|CHECK):' "$log.log" || true; } |
 		while IFS= read -r finding; do
-			excepted "$subject" "$(sed -E 's/.*: (ERROR|WARNING|CHECK):([A-Z_0-9]+):.*/\2/' <<<"$finding")" ||
-				printf '%s\n' "$finding"
+			type=$(sed -E 's/.*: (ERROR|WARNING|CHECK):([A-Z_0-9]+):.*/\2/' <<<"$finding")
+			justified=$(excepted "$subject" "$type")
+			[ "$justified" = yes ] || printf '%s\n' "$finding"
 		done
 }
 
@@ -38,10 +39,18 @@ checkpatch_not_judged() {
 	printf 'CHECKPATCH-FAILED: %s: %s (log: %s)\n' "$why" "$said" "$log.log"
 }
 
+# Whether checkpatch-exceptions.txt justifies type $2 in the commit with
+# subject $1: "yes" or "no".  This and selected are lookups that print
+# their answer, so that no caller tests them in a condition, where set -e
+# would not hold.
 excepted() {
 	local subject=$1 type=$2 file=$KB_REPO/checkpatch-exceptions.txt
-	[ -f "$file" ] || return 1
-	grep -v '^#' "$file" | awk -F' [|] ' -v s="$subject" -v t="$type" '$1 == s && $2 == t { f = 1 } END { exit !f }'
+	[ -f "$file" ] || { echo no; return 0; }
+	if grep -v '^#' "$file" | awk -F' [|] ' -v s="$subject" -v t="$type" '$1 == s && $2 == t { f = 1 } END { exit !f }'; then
+		echo yes
+	else
+		echo no
+	fi
 }
 
 check_point() {
@@ -83,8 +92,9 @@ parse_check_args() {
 	[ "${#CHECKS[@]}" -gt 0 ] || read -r -a CHECKS <<<"$kinds"
 }
 
+# Whether check $1 is selected (--only): "yes" or "no".
 selected() {
-	[[ " ${CHECKS[*]} " == *" $1 "* ]]
+	if [[ " ${CHECKS[*]} " == *" $1 "* ]]; then echo yes; else echo no; fi
 }
 
 # The points of a range, one per line: "<n> <kind> <before> <commit>".
@@ -92,20 +102,27 @@ selected() {
 # against its parent; docs where the commit changes them; the tip-only
 # kinds (other architectures) at the tip, against the range's base.
 plan_points() {
-	local since=$1 commit kind n=0
+	local since=$1 commit kind n=0 want at docs
 	shift
 	for commit in "$@"; do
-		! selected checkpatch || echo "$((n += 1)) checkpatch $commit^ $commit"
+		want=$(selected checkpatch)
+		[ "$want" = no ] || echo "$((n += 1)) checkpatch $commit^ $commit"
 		for kind in $(gate_kinds); do
-			if selected "$kind" && [ "$(gate_field "$kind" at)" = every ]; then
+			want=$(selected "$kind")
+			at=$(gate_field "$kind" at)
+			if [ "$want" = yes ] && [ "$at" = every ]; then
 				echo "$((n += 1)) $kind $(kgit rev-parse "$commit^") $commit"
 			fi
 		done
-		! selected docs || [ -z "$(changed_docs "$commit^" "$commit")" ] ||
-			echo "$((n += 1)) docs $(kgit rev-parse "$commit^") $commit"
+		want=$(selected docs)
+		[ "$want" = yes ] || continue
+		docs=$(changed_docs "$commit^" "$commit")
+		[ -z "$docs" ] || echo "$((n += 1)) docs $(kgit rev-parse "$commit^") $commit"
 	done
 	for kind in $(gate_kinds); do
-		if selected "$kind" && [ "$(gate_field "$kind" at)" = tip ]; then
+		want=$(selected "$kind")
+		at=$(gate_field "$kind" at)
+		if [ "$want" = yes ] && [ "$at" = tip ]; then
 			echo "$((n += 1)) $kind $(kgit rev-parse "$since") ${*: -1}"
 		fi
 	done

@@ -92,8 +92,12 @@ checkout_facts() {
 keep_run_files() {
 	local out=$1 commit=$2 variant=$3 note=$4 run id config rel f logs='' kept=''
 	rel=logs/${commit:0:12}-$variant
-	if ! run=$(note_get "$note" run) || ! id=$(note_get "$note" id) ||
-		[ "$(cat "$run/run-id" 2>/dev/null)" != "$id" ]; then
+	# Looked up (note_value: nothing for a field the note lacks), then
+	# tested: set -e does not hold in a function called in a condition.
+	run=$(note_value "$note" run)
+	id=$(note_value "$note" id)
+	config=$(note_value "$note" config)
+	if [ -z "$run" ] || [ -z "$id" ] || [ "$(cat "$run/run-id" 2>/dev/null)" != "$id" ]; then
 		printf 'logs=\tconfig='
 		return 0
 	fi
@@ -102,7 +106,7 @@ keep_run_files() {
 		[ ! -f "$run/$f" ] || cp "$run/$f" "$out/$rel/"
 	done
 	logs=$rel
-	if config=$(note_get "$note" config) && [ -f "$config" ]; then
+	if [ -n "$config" ] && [ -f "$config" ]; then
 		kept=$rel.config
 		cp "$config" "$out/$kept"
 	fi
@@ -126,7 +130,7 @@ reproduce_command() {
 # A stage of the parent commit's latest run of the variant ("" if none).
 parent_stage() {
 	local parent=$1 variant=$2 stage=$3
-	note_get "${KB_NOTE_LATEST[$parent $variant]:-}" "$stage" | tr -d '\n' || true
+	note_value "${KB_NOTE_LATEST[$parent $variant]:-}" "$stage" | tr -d '\n'
 }
 
 # One build per commit x variant: the latest line its notes hold.
@@ -201,8 +205,9 @@ run() {
 	require_tree
 	kgit rev-parse -q --verify "$KBRANCH_BRANCH^{commit}" >/dev/null ||
 		die "no branch $KBRANCH_BRANCH in $KTREE; run 'kbranch apply' first"
-	[ -n "$(note_lines)" ] || die "no verify results in $KB_NOTES of $KTREE; run 'kbranch verify' first"
-	local out=$KBRANCH_WORK/report facts texts repo url
+	local out=$KBRANCH_WORK/report facts texts repo url notes
+	notes=$(note_lines)
+	[ -n "$notes" ] || die "no verify results in $KB_NOTES of $KTREE; run 'kbranch verify' first"
 	# Each alone: an assignment fails only with its last substitution.
 	repo=$(repository_facts)
 	url=$(report_url)

@@ -97,7 +97,7 @@ gate_configure() {
 			gate_make "$kind" KCONFIG_ALLCONFIG="$KBRANCH_WORK/check/allmod.config" allmodconfig
 			;;
 		*) gate_make "$kind" "$config" ;;
-		esac || return 1
+		esac
 		mkdir -p "$(dirname "$saved")"
 		cp "$dir/.config" "$saved"
 	fi
@@ -158,11 +158,14 @@ identities() {
 
 # Bring a kind's build dir to a commit: configure, then a plain build of
 # the dirs; the log says what the change from the last state rebuilt.
+# This, gate_rebuild and gate_configure run as a job of their own
+# (exit_status_of, gate_judge), so that set -e holds in them and their
+# failure is read.
 gate_build_at() {
 	local kind=$1 commit=$2 log=$3 targets=()
 	kgit checkout -q --detach "$commit"
 	mapfile -t targets < <(make_targets "${GATE_DIRS[@]}")
-	gate_configure "$kind" >"$log" 2>&1 || return 1
+	gate_configure "$kind" >"$log" 2>&1
 	gate_make "$kind" "${targets[@]}" >>"$log" 2>&1
 }
 
@@ -171,15 +174,16 @@ gate_build_at() {
 # given the objects themselves (a dir target would redo the whole dir);
 # C=2 runs sparse on them without recompiling.
 gate_rebuild() {
-	local kind=$1 log=$2 flags targets=() objs=()
+	local kind=$1 log=$2 flags targets=() objs=() dir
 	shift 2
 	flags=$(gate_field "$kind" flags)
-	gate_configure "$kind" >"$log.config" 2>&1 || return 1
+	dir=$(gate_dir "$kind")
+	gate_configure "$kind" >"$log.config" 2>&1
 	mapfile -t objs < <(printf '%s\n' "$@" | grep '\.o$')
 	case "$flags" in
 	W=1)
 		[ "${#objs[@]}" -gt 0 ] || { : >"$log"; return 0; }
-		(cd "$(gate_dir "$kind")" && rm -f "${objs[@]}")
+		(cd "$dir" && rm -f "${objs[@]}")
 		gate_make "$kind" W=1 "${objs[@]}" >"$log" 2>&1
 		;;
 	C=2)
@@ -187,7 +191,7 @@ gate_rebuild() {
 		gate_make "$kind" C=2 CHECK=sparse "${objs[@]}" >"$log" 2>&1
 		;;
 	*)
-		(cd "$(gate_dir "$kind")" && rm -f "$@")
+		(cd "$dir" && rm -f "$@")
 		mapfile -t targets < <(make_targets "${GATE_DIRS[@]}")
 		gate_make "$kind" "${targets[@]}" >"$log" 2>&1
 		;;
@@ -199,7 +203,7 @@ gate_rebuild() {
 # the rebuilt targets at each end) and .new, with the logs beside them, and
 # prints what is new.  GATE_DIRS: the dirs of the series' code.
 gate_judge() {
-	local kind=$1 before=$2 commit=$3 out=$4 rebuilt=() failed_before=0 failed=0 shared
+	local kind=$1 before=$2 commit=$3 out=$4 rebuilt=() failed_before=0 failed=0 shared rc
 	# What the commit rebuilds is the build dir's, not the kind's: W=1 and
 	# sparse share builtin's, and the second of them reads the first's.
 	shared=$(dirname "$out")/${before:0:12}-${commit:0:12}-$(basename "$(gate_dir "$kind")")-$GATE_DIRS_KEY.rebuilt
@@ -207,8 +211,10 @@ gate_judge() {
 		mapfile -t rebuilt < <(grep . "$shared")
 		: >"$out.build.log"
 	else
-		gate_build_at "$kind" "$before" "$out.build-before.log" || failed_before=1
-		gate_build_at "$kind" "$commit" "$out.build.log" || failed=1
+		rc=$(exit_status_of /dev/null gate_build_at "$kind" "$before" "$out.build-before.log")
+		[ "$rc" = 0 ] || failed_before=1
+		rc=$(exit_status_of /dev/null gate_build_at "$kind" "$commit" "$out.build.log")
+		[ "$rc" = 0 ] || failed=1
 		mapfile -t rebuilt < <(rebuilt_targets "$out.build.log" "${GATE_DIRS[@]}")
 		if [ "$failed" -eq 0 ] && [ "$failed_before" -eq 0 ]; then
 			printf '%s\n' "${rebuilt[@]}" | grep . >"$shared" || true
@@ -218,10 +224,12 @@ gate_judge() {
 	: >"$out.all"
 	if [ "${#rebuilt[@]}" -gt 0 ]; then
 		kgit checkout -q --detach "$before"
-		gate_rebuild "$kind" "$out.rebuild-before.log" "${rebuilt[@]}" || failed_before=1
+		rc=$(exit_status_of /dev/null gate_rebuild "$kind" "$out.rebuild-before.log" "${rebuilt[@]}")
+		[ "$rc" = 0 ] || failed_before=1
 		identities "$out.rebuild-before.log" >"$out.before"
 		kgit checkout -q --detach "$commit"
-		gate_rebuild "$kind" "$out.rebuild.log" "${rebuilt[@]}" || failed=1
+		rc=$(exit_status_of /dev/null gate_rebuild "$kind" "$out.rebuild.log" "${rebuilt[@]}")
+		[ "$rc" = 0 ] || failed=1
 		identities "$out.rebuild.log" >"$out.all"
 	fi
 	comm -13 "$out.before" "$out.all" >"$out.new"
@@ -240,6 +248,12 @@ changed_docs() {
 	kgit diff --name-only "$1" "$2" -- 'Documentation/admin-guide/*.rst'
 }
 
+# docs_make, its output (both streams) in log $1: what docs_judge runs as
+# a job of its own (exit_status_of), whose status it reads.
+docs_make_into() {
+	docs_make >"$1" 2>&1
+}
+
 docs_make() {
 	local dir=$KBRANCH_WORK/build/check-docs
 	command -v sphinx-build >/dev/null || { echo "kbranch: sphinx-build not found (Debian package: python3-sphinx)"; return 2; }
@@ -252,24 +266,29 @@ docs_make() {
 # A build that fails at the commit compared with leaves nothing to compare
 # with: the point is not clean, it was not judged.
 docs_judge() {
-	local before=$1 commit=$2 out=$3 docs=() doc
+	local before=$1 commit=$2 out=$3 docs=() doc rc ids
 	mapfile -t docs < <(changed_docs "$before" "$commit")
 	kgit checkout -q --detach "$before"
 	# -c: a document the commit adds is not made here (it would stop the
 	# checkout of the commit).
 	(cd "$KTREE" && touch -c "${docs[@]}")
-	if ! docs_make >"$out.rebuild-before.log" 2>&1; then
+	rc=$(exit_status_of /dev/null docs_make_into "$out.rebuild-before.log")
+	if [ "$rc" != 0 ]; then
 		printf 'BUILD-FAILED: make htmldocs fails at %s, the commit compared with: nothing was judged (log: %s)\n' \
 			"$(kgit rev-parse --short "$before")" "$out.rebuild-before.log" | tee "$out.new"
 		return 0
 	fi
 	kgit checkout -q --detach "$commit"
-	docs_make >"$out.rebuild.log" 2>&1 || { echo "BUILD-FAILED: make htmldocs fails (log: $out.rebuild.log)" | tee "$out.new"; return 0; }
+	rc=$(exit_status_of /dev/null docs_make_into "$out.rebuild.log")
+	[ "$rc" = 0 ] || { echo "BUILD-FAILED: make htmldocs fails (log: $out.rebuild.log)" | tee "$out.new"; return 0; }
+	# Read first, not in the pipelines whose failure is ignored.
+	ids=$(identities "$out.rebuild-before.log")
 	for doc in "${docs[@]}"; do
-		identities "$out.rebuild-before.log" | grep -F "$doc: " || true
+		grep -F "$doc: " <<<"$ids" || true
 	done | sort -u >"$out.before"
+	ids=$(identities "$out.rebuild.log")
 	for doc in "${docs[@]}"; do
-		identities "$out.rebuild.log" | grep -F "$doc: " || true
+		grep -F "$doc: " <<<"$ids" || true
 	done | sort -u >"$out.all"
 	comm -13 "$out.before" "$out.all" | tee "$out.new"
 }
