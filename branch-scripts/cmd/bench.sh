@@ -18,13 +18,45 @@ bench_workdir() {
 	printf '%s\n' "$dir"
 }
 
-# Seconds a command takes; its output goes to $1.
+# Seconds a command takes; its output goes to $1.  "failed" when it fails
+# (said on stderr): printed, not returned, so that no caller tests it in
+# a condition, where set -e would not hold; the command itself runs as a
+# job of its own (exit_status_of), where it does.
 timed() {
-	local log=$1 start
+	local log=$1 start rc
 	shift
 	start=$(date +%s.%N)
-	"$@" >"$log" 2>&1 || { echo "bench: failed: $* (log: $log)" >&2; return 1; }
+	rc=$(exit_status_of /dev/null into_log "$log" "$@")
+	if [ "$rc" != 0 ]; then
+		echo "bench: failed: $* (log: $log)" >&2
+		echo failed
+		return 0
+	fi
 	echo "$(date +%s.%N) - $start" | bc
+}
+
+# timed, for a step the bench cannot go on without: it stops there
+# (timed said why).
+timed_or_stop() {
+	local seconds
+	seconds=$(timed "$@")
+	[ "$seconds" != failed ] || exit 1
+	printf '%s\n' "$seconds"
+}
+
+# "$@" with its output (both streams) in log $1.
+into_log() {
+	local log=$1
+	shift
+	"$@" >"$log" 2>&1
+}
+
+# builtin's config at the checked-out commit, in dir $1: kbuild.sh is
+# sourced in the job that runs this (exit_status_of) only.
+seed_config() {
+	# shellcheck source=branch-scripts/lib/kbuild.sh
+	. "$KB_REPO/branch-scripts/lib/kbuild.sh"
+	bt_configure builtin "$1"
 }
 
 # Per-stage seconds from bisect-tests' progress lines ("[  12s] builtin: build ("),
@@ -152,19 +184,20 @@ ktest_run() {
 }
 
 ktest_case() {
-	local dir seed ours k kw ow ow_warm why
+	local dir seed ours k kw ow ow_warm why rc
 	dir=$(bench_workdir ktest)
 	seed=$(bench_workdir ktest-seed)
 	kgit checkout -q --detach "$KB_BASE_TAG"
-	(. "$KB_REPO/branch-scripts/lib/kbuild.sh" && bt_configure builtin "$seed") >"$seed.log" 2>&1 ||
-		die "bench: cannot make the builtin config at the base (log: $seed.log)"
+	rc=$(exit_status_of /dev/null into_log "$seed.log" seed_config "$seed")
+	[ "$rc" = 0 ] || die "bench: cannot make the builtin config at the base (log: $seed.log)"
 	kgit checkout -q -f "$KBRANCH_BRANCH"
 	mkdir -p "$dir/build"
 	cp "$seed/build/builtin/.config" "$dir/build/.config"
 	cp "$seed/build/builtin/.config" "$dir/base.config"
 	ktest_conf "$dir" "$dir/base.config" >"$dir/ktest.conf"
 	step "ktest.pl patchcheck (build), cold (log: $dir.log, its own: $dir/ktest.log)"
-	if ! k=$(timed "$dir.log" ktest_run "$dir"); then
+	k=$(timed "$dir.log" ktest_run "$dir")
+	if [ "$k" = failed ]; then
 		why=$(tail -n 1 "$dir.log")
 		report "ktest.pl patchcheck: could not run here" "-"
 		printf '    %s\n' "$why"
@@ -172,10 +205,13 @@ ktest_case() {
 	fi
 	ours=$(bench_workdir ktest-ours)
 	step "kbranch verify --variant builtin, cold, same range (log: $ours.log)"
-	ow=$(timed "$ours.log" verify_in "$ours" --rerun) || die "bench: verify failed (log: $ours.log)"
+	ow=$(timed "$ours.log" verify_in "$ours" --rerun)
+	[ "$ow" != failed ] || die "bench: verify failed (log: $ours.log)"
 	step "warm: ktest.pl again, then kbranch verify again"
-	kw=$(timed "$dir.warm.log" ktest_run "$dir") || die "bench: ktest.pl re-run failed (log: $dir.warm.log)"
-	ow_warm=$(timed "$ours.warm.log" verify_in "$ours") || die "bench: verify re-run failed (log: $ours.warm.log)"
+	kw=$(timed "$dir.warm.log" ktest_run "$dir")
+	[ "$kw" != failed ] || die "bench: ktest.pl re-run failed (log: $dir.warm.log)"
+	ow_warm=$(timed "$ours.warm.log" verify_in "$ours")
+	[ "$ow_warm" != failed ] || die "bench: verify re-run failed (log: $ours.warm.log)"
 	report "ktest.pl patchcheck, cold: built every commit" "${k%.*} s"
 	report "kbranch verify builtin, cold: built, booted, checked, recorded" "${ow%.*} s"
 	report "    kbranch / ktest.pl, cold" "$(ratio "$ow" "$k")"
@@ -200,11 +236,11 @@ matrix_case() {
 	local w m warm v builds=0 b carried
 	w=$(bench_workdir matrix)
 	step "the whole matrix, cold: kbranch verify, every variant and carried config (log: $w.log)"
-	m=$(timed "$w.log" env KBRANCH_WORK="$w" "$KB_REPO/branch-scripts/kbranch" verify --rerun) ||
-		die "bench: the whole matrix failed (log: $w.log)"
+	m=$(timed "$w.log" env KBRANCH_WORK="$w" "$KB_REPO/branch-scripts/kbranch" verify --rerun)
+	[ "$m" != failed ] || die "bench: the whole matrix failed (log: $w.log)"
 	step "the whole matrix, warm: nothing changed"
-	warm=$(timed "$w.warm.log" env KBRANCH_WORK="$w" "$KB_REPO/branch-scripts/kbranch" verify) ||
-		die "bench: the warm whole matrix failed (log: $w.warm.log)"
+	warm=$(timed "$w.warm.log" env KBRANCH_WORK="$w" "$KB_REPO/branch-scripts/kbranch" verify)
+	[ "$warm" != failed ] || die "bench: the warm whole matrix failed (log: $w.warm.log)"
 	report "whole matrix, cold (kbranch verify)" "${m%.*} s"
 	# Every variant that builds a kernel, from the registry.
 	for v in $("$KB_REPO/bisect-tests/run" --list-variants | awk '$2 == "built" || $2 == "carried" { print $1 }'); do
@@ -237,8 +273,8 @@ defconfigs_case() {
 	local w t n role secs
 	w=$(bench_workdir defconfigs)
 	step "defconfigs: every defconfig the series touches, cold (log: $w.log)"
-	t=$(timed "$w.log" env KBRANCH_WORK="$w" "$KB_REPO/branch-scripts/kbranch" defconfigs) ||
-		die "bench: kbranch defconfigs failed (log: $w.log)"
+	t=$(timed "$w.log" env KBRANCH_WORK="$w" "$KB_REPO/branch-scripts/kbranch" defconfigs)
+	[ "$t" != failed ] || die "bench: kbranch defconfigs failed (log: $w.log)"
 	n=$(grep -c '^ok ' "$w.log" || true)
 	report "defconfigs: $n defconfigs x 4 Kconfig runs, cold (budget: 300 s)" "${t%.*} s"
 	while read -r role secs; do
@@ -252,19 +288,19 @@ BENCH_CASES=(series distcc ktest matrix defconfigs)
 # (a) to (e): the builtin variant alone, cold, warm, last patch changed,
 # against the naive way.
 series_case() {
-	local a b c d w log boots build_a
+	local a b c d w log boots build_a last
 	w=$(bench_workdir a)
 	step "(a) cold verification of the series, builtin, empty build dir (log: $w.log)"
-	a=$(timed "$w.log" verify_in "$w" --rerun)
+	a=$(timed_or_stop "$w.log" verify_in "$w" --rerun)
 	step "(c) warm re-run, nothing changed"
-	c=$(timed "$w.warm.log" verify_in "$w")
+	c=$(timed_or_stop "$w.warm.log" verify_in "$w")
 	step "(d) re-verification after the last patch changed"
 	last_patch_changed_branch
-	d=$(timed "$w.last.log" verify_in "$w" --branch bench-last)
+	d=$(timed_or_stop "$w.last.log" verify_in "$w" --branch bench-last)
 	kgit branch -D -q bench-last
 	w=$(bench_workdir b)
 	step "(b) the naive way: a clean build of every commit (log: $w.log)"
-	b=$(timed "$w.log" naive_run "$w")
+	b=$(timed_or_stop "$w.log" naive_run "$w")
 	log=$(bench_dir a).log
 	build_a=$(stage_seconds "$log" 'build (' 'initramfs and images (' | sum)
 	boots=$(stage_seconds "$log" 'boot (' 'build=' | tr '\n' ' ')
@@ -275,17 +311,20 @@ series_case() {
 	report "    (a) / (b) (target <= 0.4)" "$(ratio "$a" "$b")"
 	report "(c) warm re-run, builtin only, nothing changed" "$(printf '%.1f' "$c") s"
 	report "(d) after the last patch changed (target <= 60 s)" "${d%.*} s"
-	report "    points (d) ran, not reused" "$(grep -cE '^(not )?ok [0-9]+ - .* build=' "$(bench_dir a).last.log" || true)"
+	last=$(bench_dir a).last.log
+	report "    points (d) ran, not reused" "$(grep -cE '^(not )?ok [0-9]+ - .* build=' "$last" || true)"
 	report "(e) boot to verdict per commit, median (target <= 3 s)" "$(tr ' ' '\n' <<<"$boots" | grep . | median) s"
 	report "    max" "$(tr ' ' '\n' <<<"$boots" | grep . | max) s"
 }
 
 distcc_case() {
-	local w
+	local w seconds dir
 	w=$(bench_workdir distcc)
 	step "distcc: one build through distccd on 127.0.0.1 (log: $w.log)"
-	timed "$w.log" distcc_run "$w" >/dev/null || die "the distcc build failed (log: $w.log)"
-	report "distcc: compile jobs run by distccd on 127.0.0.1" "$(grep -c 'COMPILE_OK' "$(bench_dir distcc)/distccd.log" || true)"
+	seconds=$(timed "$w.log" distcc_run "$w")
+	[ "$seconds" != failed ] || die "the distcc build failed (log: $w.log)"
+	dir=$(bench_dir distcc)
+	report "distcc: compile jobs run by distccd on 127.0.0.1" "$(grep -c 'COMPILE_OK' "$dir/distccd.log" || true)"
 }
 
 run() {
