@@ -20,7 +20,7 @@ run() {
 	take_lock
 	require_clean_tree
 	local list patches=() patch orig why n=0
-	list=$(series_paths) || exit 1
+	list=$(series_paths)
 	mapfile -t patches <<<"$list"
 	warn_if_version_differs
 	restore_head_on_exit
@@ -29,7 +29,8 @@ run() {
 	for patch in "${patches[@]}"; do
 		n=$((n + 1))
 		step "applying [$n/${#patches[@]}] $(basename "$patch")"
-		if ! why=$(am_one "$patch"); then
+		why=$(am_one "$patch")
+		if [ -n "$why" ]; then
 			restore_head_now
 			die "$why; nothing applied, $KTREE is back at $orig"
 		fi

@@ -37,7 +37,8 @@ apply_base() {
 	local patch why
 	step "applying base/ (the ext4dev-era fixture)"
 	for patch in "$KB_REPO"/base/*.patch; do
-		why=$(am_one "$patch") || die "base fixture: $why (linux-source $1)"
+		why=$(am_one "$patch")
+		[ -z "$why" ] || die "base fixture: $why (linux-source $1)"
 	done
 	kgit tag -f -a -m "ext4dev-era fixture on linux-source $1 (fixture $(fixture_id))" "$KB_BASE_TAG" >/dev/null
 }
@@ -120,7 +121,8 @@ base_beside() {
 	drop_worktree "$wt"
 	quietly "cannot check packaged/$ref out in a worktree" kgit worktree add -q --detach "$wt" "packaged/$ref"
 	for fixture in "$KB_REPO"/base/*.patch; do
-		if ! why=$(KTREE=$wt am_one "$fixture"); then
+		why=$(KTREE=$wt am_one "$fixture")
+		if [ -n "$why" ]; then
 			drop_worktree "$wt"
 			die "base fixture: $why (linux-source $version); packaged/$ref is kept; 'kbranch rebase $version --report-only' says how much does not apply"
 		fi
@@ -169,7 +171,7 @@ run() {
 	KB_TMP="$KBRANCH_WORK/linux.import.$$"
 	trap 'rm -rf "$KB_TMP"; [ ! -d "$KTREE/.git" ] || git -C "$KTREE" worktree prune' EXIT
 	mkdir -p "$KB_TMP"
-	local version ref current
+	local version ref current fixture recorded
 	resolve_source "$IMPORT_SOURCE"
 	version=$SOURCE_VERSION
 	ref=$(version_ref "$version")
@@ -190,7 +192,9 @@ run() {
 			step "linux-source $version already imported at $KTREE (packaged/$ref, $KB_BASE_TAG-$ref; the series is on $(base_version))"
 			return 0
 		fi
-		if [[ "$(kgit tag -l --format='%(contents)' "$KB_BASE_TAG")" != *"(fixture $(fixture_id))"* ]]; then
+		fixture=$(fixture_id)
+		recorded=$(kgit tag -l --format='%(contents)' "$KB_BASE_TAG")
+		if [[ "$recorded" != *"(fixture $fixture)"* ]]; then
 			refresh_base "$version"
 			return 0
 		fi
