@@ -20,7 +20,9 @@ parse_rebase_args() {
 # in a scratch worktree; the main tree, the branch and the tags are not
 # touched.  Each commit keeps its author, and is committed as by "kbranch
 # apply" (committer = author, at the author's date), so the same series on
-# the same base gives the same hashes.  Prints the new tip.
+# the same base gives the same hashes.  Prints the new tip; nothing when a
+# commit does not pick (an answer printed, not a status, so that the
+# caller need not test it in a condition, where set -e would not hold).
 pick_series() {
 	local onto=$1 wt=$2 commit name email date
 	kgit worktree add -q --detach "$wt" "$onto" || die "cannot check $onto out in $wt"
@@ -28,19 +30,19 @@ pick_series() {
 		step "rebase: $(kgit log -1 --format='%h %s' "$commit")" >&2
 		{ IFS= read -r -d '' name && IFS= read -r -d '' email && IFS= read -r -d '' date; } < <(kgit log -1 --date=raw --format='%an%x00%ae%x00%ad%x00' "$commit")
 		GIT_COMMITTER_NAME=$name GIT_COMMITTER_EMAIL=$email GIT_COMMITTER_DATE=$date \
-			git -C "$wt" cherry-pick --allow-empty "$commit" >/dev/null 2>&1 || return 1
+			git -C "$wt" cherry-pick --allow-empty "$commit" >/dev/null 2>&1 || return 0
 	done
 	git -C "$wt" rev-parse HEAD
 }
 
 # The new ext4dev-base: a tag object named ext4dev-base with the message
-# of ext4dev-base-<version> (the fixture id import compares), made before
-# any ref moves.
-base_tag_object() {
+# of ext4dev-base-<version> (the fixture id import compares), made (git
+# mktag, by the caller) before any ref moves.
+base_tag_text() {
 	local ref=$1
 	printf 'object %s\ntype commit\ntag %s\ntagger kbranch <kbranch@localhost> %s +0000\n\n%s\n' \
 		"$(kgit rev-parse "$KB_BASE_TAG-$ref^{commit}")" "$KB_BASE_TAG" "$(date +%s)" \
-		"$(kgit tag -l --format='%(contents)' "$KB_BASE_TAG-$ref" | sed '/^$/d')" | kgit mktag
+		"$(kgit tag -l --format='%(contents)' "$KB_BASE_TAG-$ref" | sed '/^$/d')"
 }
 
 # After the move: the version the series is verified against, the
@@ -73,7 +75,7 @@ run() {
 	require_tree
 	take_lock
 	require_clean_tree
-	local version=$REBASE_VERSION ref old_base old_tip new_tip tag wt=$KBRANCH_WORK/rebase.wt
+	local version=$REBASE_VERSION ref old_base old_tip new_tip tag text wt=$KBRANCH_WORK/rebase.wt
 	ref=$(version_ref "$version")
 	kgit rev-parse -q --verify "refs/tags/packaged/$ref" >/dev/null ||
 		die "linux-source $version is not imported; run 'kbranch import --source FILE' with its tarball or .deb"
@@ -82,7 +84,7 @@ run() {
 	# A scratch worktree of a run that was stopped.
 	drop_worktree "$wt"
 	if [ "$REBASE_REPORT_ONLY" -eq 1 ]; then
-		port_report "$version" || true
+		port_report "$version"
 		return 0
 	fi
 	kgit rev-parse -q --verify "refs/tags/$KB_BASE_TAG-$ref" >/dev/null ||
@@ -97,13 +99,15 @@ run() {
 	# Until the refs move, an interruption leaves only the scratch worktree.
 	trap 'picks_interrupted INT "$wt"' INT
 	trap 'picks_interrupted TERM "$wt"' TERM
-	if ! new_tip=$(pick_series "$KB_BASE_TAG-$ref" "$wt"); then
+	new_tip=$(pick_series "$KB_BASE_TAG-$ref" "$wt")
+	if [ -z "$new_tip" ]; then
 		drop_worktree "$wt"
-		port_report "$version" >&2 || true
+		port_report "$version" >&2
 		die "the series does not apply to linux-source $version (report above); nothing changed: $KBRANCH_BRANCH is still on $(base_version)"
 	fi
 	drop_worktree "$wt"
-	tag=$(base_tag_object "$ref") || die "cannot make the new $KB_BASE_TAG tag"
+	text=$(base_tag_text "$ref")
+	tag=$(printf '%s\n' "$text" | git -C "$KTREE" mktag) || die "cannot make the new $KB_BASE_TAG tag"
 	# The old base keeps a name of its own, and its commits their notes.
 	kgit rev-parse -q --verify "refs/tags/$KB_BASE_TAG-$(base_version)" >/dev/null ||
 		kgit tag -a -m "$(kgit tag -l --format='%(contents)' "$KB_BASE_TAG" | sed '/^$/d')" \
