@@ -73,10 +73,11 @@ missing_results() {
 run_role() {
 	local role=$1 todo=$2 dir=$3 base_dir=$4
 	export KTREE KBRANCH_WORK KB_REPO KCONFIG_MAKEFILE KCONFIG_KEY KCONFIG_USE
-	export -f kgit kconfig_dir kconfig_tools kconfig_arch_dir kconfig_batch_bin kconfig_batch batch_lines batch_key
+	export -f kgit kconfig_dir kconfig_tools kconfig_arch_dir kconfig_batch_bin kconfig_batch batch_lines batch_key exit_status_of
 	mkdir -p "$dir"
+	# set -euo pipefail in each: a bash of xargs' own does not have it.
 	cut -d' ' -f1 "$todo" | sort -u |
-		xargs -P "$(nproc)" -I '{}' bash -c 'batch_key "$@"' _ "$role" "$dir" "$base_dir" '{}' "$todo" ||
+		xargs -P "$(nproc)" -I '{}' bash -c 'set -euo pipefail; batch_key "$@"' _ "$role" "$dir" "$base_dir" '{}' "$todo" ||
 		die "$role: some Kconfig runs failed (logs: $dir/*.log)"
 }
 
@@ -95,8 +96,11 @@ batch_lines() {
 }
 
 batch_key() {
-	local role=$1 dir=$2 key=$4
-	batch_lines "$@" | kconfig_batch "$key" "$dir/$key.log" ||
+	local role=$1 dir=$2 key=$4 rc
+	# kconfig_batch as a job of its own, whose status is read: set -e
+	# holds in it.
+	rc=$(batch_lines "$@" | exit_status_of /dev/null kconfig_batch "$key" "$dir/$key.log")
+	[ "$rc" = 0 ] ||
 		{ echo "kbranch: $role $key: kconfig-batch failed (log: $dir/$key.log)" >&2; return 255; }
 }
 
@@ -130,12 +134,17 @@ role_commit() {
 # Each KEY's conf environment, recorded through make at the packaged tree,
 # one KEY per core.
 ensure_envs() {
-	local list=$1
+	local list=$1 commit head keys
 	kconfig_build
-	[ "$(kgit rev-parse HEAD)" = "$(role_commit packaged)" ] || kgit checkout -q --detach "$(role_commit packaged)"
+	# Looked up first, then tested: set -e does not hold in a function
+	# called in a condition.
+	commit=$(role_commit packaged)
+	head=$(kgit rev-parse HEAD)
+	[ "$head" = "$commit" ] || kgit checkout -q --detach "$commit"
 	export KTREE KBRANCH_WORK KB_REPO KCONFIG_MAKEFILE KCONFIG_KEY KCONFIG_USE
 	export -f kgit die kconfig_dir kconfig_tools kconfig_arch_dir kconfig_make_args kconfig_build kconfig_batch_bin kconfig_batch kconfig_env
-	first_of_each_key "$list" | xargs -P "$(nproc)" -L 1 bash -c 'kconfig_env "$@"' _ ||
+	keys=$(first_of_each_key "$list")
+	xargs -P "$(nproc)" -L 1 bash -c 'kconfig_env "$@"' _ <<<"$keys" ||
 		die "defconfigs: recording conf's environment failed (see above)"
 }
 
@@ -173,7 +182,7 @@ run() {
 	require_clean_tree
 	kgit rev-parse -q --verify "refs/heads/$DEFCONFIG_BRANCH" >/dev/null ||
 		die "no branch $DEFCONFIG_BRANCH in $KTREE; run 'kbranch apply' first"
-	local list todo role dir arch path
+	local list todo role dir arch path commit head made packaged
 	# Every result depends on the compiler and linker Kconfig probes.
 	DEFCONFIG_TOOLS=$(kconfig_tools)
 	KCONFIG_USE=defconfigs
@@ -195,15 +204,19 @@ run() {
 			step "defconfigs: $role: all $(wc -l <"$list") results kept from an earlier run ($dir)"
 			continue
 		fi
-		[ "$(kgit rev-parse HEAD)" = "$(role_commit "$role")" ] || kgit checkout -q --detach "$(role_commit "$role")"
+		commit=$(role_commit "$role")
+		head=$(kgit rev-parse HEAD)
+		[ "$head" = "$commit" ] || kgit checkout -q --detach "$commit"
 		step "defconfigs: $role: $(wc -l <"$todo") Kconfig runs ($dir)"
 		run_role "$role" "$todo" "$dir" "$(role_dir base)"
 	done
 	# kconfig-batch must give what make gave: else the environment is off, or
 	# a config made earlier in the same batch leaked into it.
+	packaged=$(role_dir packaged)
 	while read -r arch path; do
-		cmp -s "$(kconfig_arch_dir "$arch")/make.config" "$(role_dir packaged)/${path//\//_}" ||
-			die "defconfigs: kconfig-batch's result for $path differs from make's; see $(kconfig_arch_dir "$arch")"
+		made=$(kconfig_arch_dir "$arch")
+		cmp -s "$made/make.config" "$packaged/${path//\//_}" ||
+			die "defconfigs: kconfig-batch's result for $path differs from make's; see $made"
 	done < <(first_of_each_key "$list")
 	judge_defconfigs "$list"
 }

@@ -109,12 +109,21 @@ pf_branch() {
 
 # The tip builds, configured like the builtin variant (log printed on failure).
 pf_builds() {
-	local branch=$1 log=$KBRANCH_WORK/logs/preflight-build.log
+	local branch=$1 log=$KBRANCH_WORK/logs/preflight-build.log rc
 	: >"$log"
 	kgit checkout -q --detach "$branch"
-	if ! { kbuild_configure && kbuild_make all; } >>"$log" 2>&1; then
-		echo "FAIL $branch: does not build (log: $log)"
-	fi
+	# A job of its own, whose status is read: set -e holds in the build.
+	rc=$(exit_status_of /dev/null pf_build_into "$log")
+	[ "$rc" = 0 ] || echo "FAIL $branch: does not build (log: $log)"
+}
+
+# Configure and build the checked-out tree, its output (both streams)
+# added to log $1.
+pf_build_into() {
+	{
+		kbuild_configure
+		kbuild_make all
+	} >>"$1" 2>&1
 }
 
 preflight_failures() {
