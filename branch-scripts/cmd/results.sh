@@ -2,11 +2,14 @@
 # summary: the commit x variant table of recorded verify verdicts, the packaged reference first (git notes refs/notes/kbranch)
 
 cell() {
-	local line=$1 verdict
+	local line=$1 verdict recorded current
 	[ -n "$line" ] || { printf '%-16s' '-'; return 0; }
 	verdict=$(note_get "$line" verdict)
-	[ "$(note_get "$line" tests)/$(note_get "$line" tools)" = "$(tests_version)/$(toolchain)" ] ||
-		verdict="$verdict*"
+	# Looked up, then compared: set -e does not hold in a function called
+	# in a condition.
+	recorded=$(note_value "$line" tests)/$(note_value "$line" tools)
+	current=$(tests_version)/$(toolchain)
+	[ "$recorded" = "$current" ] || verdict="$verdict*"
 	printf '%-16s' "$verdict"
 }
 

@@ -39,18 +39,22 @@ KB_DEPS=(
 	diffstat:diffstat
 )
 
-dep_present() {
-	local probe=$1
+# "present" or "missing": a lookup, not a test, so that no caller calls it
+# in a condition, where set -e would not hold.
+dep_state() {
+	local probe=$1 found
 	case "$probe" in
-	/*) compgen -G "$probe" >/dev/null ;;
-	*) command -v "$probe" >/dev/null 2>&1 ;;
+	/*) found=$(compgen -G "$probe" || true) ;;
+	*) found=$(command -v "$probe" 2>/dev/null || true) ;;
 	esac
+	if [ -n "$found" ]; then echo present; else echo missing; fi
 }
 
 ensure_deps() {
-	local entry missing=()
+	local entry missing=() state
 	for entry in "${KB_DEPS[@]}"; do
-		dep_present "${entry#*:}" || missing+=("${entry%%:*}")
+		state=$(dep_state "${entry#*:}")
+		[ "$state" = present ] || missing+=("${entry%%:*}")
 	done
 	[ "${#missing[@]}" -eq 0 ] && return 0
 	[ "$(id -u)" -eq 0 ] || die "missing packages (${missing[*]}); install them as root"
