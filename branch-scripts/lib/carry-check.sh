@@ -151,7 +151,7 @@ oldconfig_vs_packaged() {
 
 # Kconfig only: a carried config keeps what its base config had.
 carry_point() {
-	local n=$1 commit=$2 variant=$3 is_base=$4 k=$5 is_tip=$6 chain=$7 out rc desc source said judged
+	local n=$1 commit=$2 variant=$3 is_base=$4 k=$5 is_tip=$6 chain=$7 out rc desc source said judged recorded
 	source=$(variant_source "$variant")
 	desc="$(commit_desc "$commit") [$variant] olddefconfig"
 	step "[$n] $desc"
@@ -182,7 +182,8 @@ carry_point() {
 		[ "$judged" = good ] || rc=1
 		out+=$(shapes_said)
 	fi
-	if ! note_record "$commit" "$variant" "$(verdict_of "$rc")" "chain=$chain kconfig=$([ "$rc" = 0 ] && echo kept || echo lost)"; then
+	recorded=$(exit_status_of /dev/null note_record "$commit" "$variant" "$(verdict_of "$rc")" "chain=$chain kconfig=$([ "$rc" = 0 ] && echo kept || echo lost)")
+	if [ "$recorded" != 0 ]; then
 		printf 'not ok %d - %s: its verdict could not be recorded in %s\n' "$n" "$desc" "$KB_NOTES"
 		return 1
 	fi

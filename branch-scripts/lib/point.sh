@@ -67,8 +67,10 @@ verdict_code() {
 # could not be recorded is not ok: the next run would not know it, and
 # the published notes would lack it.
 point_finish() {
-	local n=$1 commit=$2 variant=$3 verdict=$4 fields=$5 result=$6
-	if ! note_record "$commit" "$variant" "$verdict" "$fields"; then
+	local n=$1 commit=$2 variant=$3 verdict=$4 fields=$5 result=$6 rc
+	# A job of its own, whose status is read: set -e holds in it.
+	rc=$(exit_status_of /dev/null note_record "$commit" "$variant" "$verdict" "$fields")
+	if [ "$rc" != 0 ]; then
 		printf 'not ok %d - %s [%s]: its verdict (%s) could not be recorded in %s\n' \
 			"$n" "$(commit_desc "$commit")" "$variant" "$verdict" "$KB_NOTES"
 		return 1
