@@ -204,8 +204,13 @@ copy_at_v2() {
 	grep -q '^ *[0-9]*:  *[0-9a-f]* ! [0-9]*:  *[0-9a-f]* ext4: rename the ext4dev module' "$KBRANCH_WORK/outgoing/range-diff-v$((rev - 1))-v$rev.txt"
 	# The fixture is a prerequisite of both, not a patch v3 dropped.
 	[ -z "$(grep 'fixture: recreate the ext4dev-era' "$KBRANCH_WORK/outgoing/range-diff-v$((rev - 1))-v$rev.txt" || true)" ]
-	# v2 was never verified here; v3 was, by 15-verify.bats.
-	grep -q '^    builtin  *-  *-> good  *(changed)' <<<"$output"
+	# v2 was never verified here; v3 was when 15-verify.bats ran first in
+	# this work dir (run alone, this file has no verdicts for either).
+	if [ -f "$KBRANCH_CI_SCRATCH/verify.tap" ]; then
+		grep -q '^    builtin  *-  *-> good  *(changed)' <<<"$output"
+	else
+		grep -q "no verdicts recorded for either revision" <<<"$output"
+	fi
 	# Every message of the thread is in the archive, as sent.
 	for m in "$KBRANCH_WORK"/outgoing/*.eml; do
 		id=$(sed -n 's/^Message-ID: <\(.*\)>$/\1/Ip' "$m" | head -n 1)
@@ -437,7 +442,11 @@ wait_archived() {
 	grep -q "^Subject: \[PATCH v$((rev + 1)) 2/4\]" "$KBRANCH_WORK"/outgoing/0002-*.eml
 	grep -qxF " - Link to v$rev: $ARCHIVE$prev" "$KBRANCH_WORK"/outgoing/0000-*.eml
 	grep -q 'Derived from a patch by' "$KBRANCH_WORK/outgoing/range-diff-v$rev-v$((rev + 1)).txt"
-	grep -q '^    builtin  *[a-z-]*  *-> ' <<<"$output"
+	if [ -f "$KBRANCH_CI_SCRATCH/verify.tap" ]; then
+		grep -q '^    builtin  *[a-z-]*  *-> ' <<<"$output"
+	else
+		grep -q "no verdicts recorded for either revision" <<<"$output"
+	fi
 	[ "$tree_v3" = "$tree_tip" ]
 }
 
