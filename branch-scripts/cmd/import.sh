@@ -186,7 +186,8 @@ run() {
 			import_beside "$version"
 			return 0
 		fi
-		if [ "$(base_version)" != "$ref" ]; then
+		current=$(base_version)
+		if [ "$current" != "$ref" ]; then
 			# A fixture that did not apply last time is tried again.
 			kgit rev-parse -q --verify "refs/tags/$KB_BASE_TAG-$ref" >/dev/null || base_beside "$version"
 			step "linux-source $version already imported at $KTREE (packaged/$ref, $KB_BASE_TAG-$ref; the series is on $(base_version))"

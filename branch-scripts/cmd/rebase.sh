@@ -75,7 +75,7 @@ run() {
 	require_tree
 	take_lock
 	require_clean_tree
-	local version=$REBASE_VERSION ref old_base old_tip new_tip tag text wt=$KBRANCH_WORK/rebase.wt
+	local version=$REBASE_VERSION ref on old_base old_tip new_tip tag text wt=$KBRANCH_WORK/rebase.wt
 	ref=$(version_ref "$version")
 	kgit rev-parse -q --verify "refs/tags/packaged/$ref" >/dev/null ||
 		die "linux-source $version is not imported; run 'kbranch import --source FILE' with its tarball or .deb"
@@ -89,7 +89,8 @@ run() {
 	fi
 	kgit rev-parse -q --verify "refs/tags/$KB_BASE_TAG-$ref" >/dev/null ||
 		die "the base fixture does not apply to linux-source $version; 'kbranch rebase $version --report-only' says where"
-	if [ "$(base_version)" = "$ref" ]; then
+	on=$(base_version)
+	if [ "$on" = "$ref" ]; then
 		step "rebase: the series is on linux-source $version already"
 		after_move "$version"
 		return

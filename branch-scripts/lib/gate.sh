@@ -57,10 +57,11 @@ gate_dir() {
 }
 
 gate_make() {
-	local kind=$1 dir arch cross
+	local kind=$1 dir arch cross shared
 	shift
 	dir=$(gate_dir "$kind")
-	if [ "$dir" = "$(kbuild_dir)" ]; then
+	shared=$(kbuild_dir)
+	if [ "$dir" = "$shared" ]; then
 		kbuild_make "$@"
 		return
 	fi

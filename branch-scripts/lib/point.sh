@@ -139,9 +139,10 @@ debian_chain_key() {
 # kind debian (bisect-tests/debian/make-image: 2 s cached, 20 s to 3 min
 # made); its key is part of those points' chain.
 debian_image_learn() {
-	local v
+	local v kind
 	for v in "$@"; do
-		if [ "$(variant_kind "$v")" = debian ]; then
+		kind=$(variant_kind "$v")
+		if [ "$kind" = debian ]; then
 			KB_DEBIAN_IMAGE=$("$KB_REPO/bisect-tests/debian/make-image") ||
 				die "verify: the Debian image cannot be made (bisect-tests/debian/make-image said why above)"
 			return 0
