@@ -160,7 +160,7 @@ carry_point() {
 	said=$(mktemp)
 	rc=$(exit_status_of "$said" carry_step "$source" "$is_base")
 	out=$(cat "$said")
-	[ "$rc" -ne 128 ] || die "$variant: $out"
+	[ "$rc" -ne 128 ] || { rm -f "$said"; die "$variant: $out"; }
 	judged=$(exit_status_of "$said" carry_fresh_step "$source" "$k" "$is_tip" "$variant")
 	if [ "$judged" != 0 ]; then
 		rc=1
