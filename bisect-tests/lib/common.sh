@@ -73,25 +73,9 @@ variants_of() {
 	done < <(variant_registry "$@")
 }
 
-# Field $2 (kind, reference or traits) of variant $1's registry line.
-variant_field() {
-	local name kind ref traits
-	while read -r name kind ref traits; do
-		[ "$name" = "$1" ] || continue
-		case $2 in
-		kind) printf '%s\n' "$kind" ;;
-		reference) printf '%s\n' "$ref" ;;
-		traits) printf '%s\n' "$traits" ;;
-		esac
-		return 0
-	done < <(variant_registry)
-	return 1
-}
-
-# Has variant $1 trait $2?
-variant_has() {
-	[[ ",$(variant_field "$1" traits)," == *",$2,"* ]]
-}
+# variant_field and variant_has, the readers of those lines.
+# shellcheck source=bisect-tests/lib/registry.sh
+source "${BASH_SOURCE[0]%/*}/registry.sh"
 
 # Does variant $1 build ext4 as a module?  Read from its .config, where a
 # tester's config says it as well as ours.

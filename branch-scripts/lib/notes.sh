@@ -23,21 +23,9 @@ variant_registry() {
 mapfile -t KB_VARIANTS < <(variant_registry |
 	awk -v debian="$KBRANCH_VERIFY_DEBIAN" '$2 != "debian" || debian != 0 { print $1 }')
 
-# Field $2 (kind, reference or traits) of variant $1, from the registry's
-# "name kind reference traits" lines.
-variant_field() {
-	local name kind reference traits
-	while read -r name kind reference traits; do
-		[ "$name" = "$1" ] || continue
-		case $2 in
-		kind) printf '%s\n' "$kind" ;;
-		reference) printf '%s\n' "$reference" ;;
-		traits) printf '%s\n' "$traits" ;;
-		esac
-		return 0
-	done <<<"$KB_REGISTRY"
-	return 1
-}
+# variant_field and variant_has: bisect-tests' reader of those lines.
+# shellcheck source=bisect-tests/lib/registry.sh
+source "$KB_REPO/bisect-tests/lib/registry.sh"
 
 # The packaged reference variant $1 is compared with ("-": none).
 variant_reference() {
@@ -46,11 +34,6 @@ variant_reference() {
 
 variant_kind() {
 	variant_field "$1" kind
-}
-
-# Has variant $1 trait $2 (configs/variants)?
-variant_has() {
-	[[ ",$(variant_field "$1" traits)," == *",$2,"* ]]
 }
 
 # The config a kconfig variant carries: its source= trait; nothing for a

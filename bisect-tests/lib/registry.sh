@@ -1,0 +1,27 @@
+# shellcheck shell=bash
+# The one reader of a variant's registry line ("name kind reference
+# traits", as bisect-tests/run --list-variants prints configs/variants),
+# for bisect-tests and kbranch alike.  The file that sources this defines
+# variant_registry, which prints those lines: bisect-tests reads the
+# table, kbranch what --list-variants said once.
+
+# Field $2 (kind, reference or traits) of variant $1; fails when no line
+# names $1.
+variant_field() {
+	local name kind reference traits
+	while read -r name kind reference traits; do
+		[ "$name" = "$1" ] || continue
+		case $2 in
+		kind) printf '%s\n' "$kind" ;;
+		reference) printf '%s\n' "$reference" ;;
+		traits) printf '%s\n' "$traits" ;;
+		esac
+		return 0
+	done < <(variant_registry)
+	return 1
+}
+
+# Has variant $1 trait $2?
+variant_has() {
+	[[ ",$(variant_field "$1" traits)," == *",$2,"* ]]
+}
