@@ -4,8 +4,9 @@
 
 # Under kconfig=EXT4DEV the fragments' modern names become the ext4dev ones.
 config_fragment() {
-	local fragment=$1
-	if [ "$(expect kconfig)" = EXT4DEV ]; then
+	local fragment=$1 kconfig
+	kconfig=$(expect kconfig)
+	if [ "$kconfig" = EXT4DEV ]; then
 		sed -E 's/CONFIG_EXT4_FS(_POSIX_ACL|_SECURITY)?([= ]|$)/CONFIG_EXT4DEV_FS\1\2/' "$fragment"
 	else
 		cat "$fragment"
@@ -104,9 +105,10 @@ config_generate_old() {
 # Generate the config in a scratch file; touch .config only when it changed,
 # so an identical config never costs a rebuild.
 config_generate() {
-	local variant=$1 bdir rdir scratch log key cached
-	[ "$(variant_field "$variant" kind)" != carried ] || { config_generate_old "$variant"; return; }
-	[ "$(variant_field "$variant" kind)" != debian ] || { debian_config_generate "$variant"; return; }
+	local variant=$1 bdir rdir scratch log key cached kind
+	kind=$(variant_field "$variant" kind)
+	[ "$kind" != carried ] || { config_generate_old "$variant"; return; }
+	[ "$kind" != debian ] || { debian_config_generate "$variant"; return; }
 	bdir=$(build_dir "$variant")
 	rdir=$(run_dir "$variant")
 	scratch=$bdir/bisect-tests.config
@@ -160,8 +162,9 @@ config_used_problems() {
 
 # Every ext4 option the variant's fragment sets must have that value.
 config_check() {
-	local variant=$1 config want have symbol line problems bad=0
-	[ "$(variant_field "$variant" kind)" != debian ] || { debian_config_check "$variant"; return; }
+	local variant=$1 config want have symbol line problems kind compat fragment bad=0
+	kind=$(variant_field "$variant" kind)
+	[ "$kind" != debian ] || { debian_config_check "$variant"; return; }
 	# A tester's config intends what it says; their test judges it.
 	! variant_has "$variant" tester || return 0
 	problems=$(config_used_problems "$variant")
@@ -170,15 +173,17 @@ config_check() {
 		bad=1
 	fi
 	# A carried config is the tester's: only what the commit builds from is checked.
-	[ "$(variant_field "$variant" kind)" != carried ] || return "$bad"
+	[ "$kind" != carried ] || return "$bad"
 	config=$(build_dir "$variant")/.config
+	compat=$(expect compat)
+	fragment=$(run_dir "$variant")/$variant.config
 	while IFS= read -r line; do
 		case $line in
 		'# CONFIG_EXT4'*' is not set') symbol=${line#\# } symbol=${symbol%% *} want=n ;;
 		CONFIG_EXT4*=*) symbol=${line%%=*} want=${line#*=} ;;
 		*) continue ;;
 		esac
-		if [ "$symbol" = CONFIG_EXT4DEV_COMPAT ] && [ "$(expect compat)" = none ]; then
+		if [ "$symbol" = CONFIG_EXT4DEV_COMPAT ] && [ "$compat" = none ]; then
 			continue
 		fi
 		have=$(config_value "$symbol" "$config")
@@ -186,6 +191,6 @@ config_check() {
 			say "config check failed: $symbol=$have in $config, variant $variant needs $symbol=$want"
 			bad=1
 		fi
-	done <"$(run_dir "$variant")/$variant.config"
+	done <"$fragment"
 	return "$bad"
 }
