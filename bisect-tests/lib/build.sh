@@ -38,26 +38,27 @@ build_lock() {
 # when there is one: kbuild rebuilds only what the .config difference
 # touches, which for these fragments is far less than a cold build.
 build_seed() {
-	local variant=$1 bdir other lock
+	local variant=$1 bdir other obdir lock
 	bdir=$(build_dir "$variant")
 	[ ! -e "$bdir" ] || return 0
 	for other in $(variants_of "$(variant_field "$variant" kind)") $(variants_of built carried); do
 		[ "$other" != "$variant" ] || continue
+		obdir=$(build_dir "$other")
 		lock=$(build_lock_file "$other")
 		# Another variant's first build under way (kbranch verify runs two
 		# at once): wait for it rather than build cold beside it, twice
 		# the work on the same cores.
-		if [ -d "$(build_dir "$other")" ] && [ ! -f "$(build_dir "$other")/vmlinux" ]; then
+		if [ -d "$obdir" ] && [ ! -f "$obdir/vmlinux" ]; then
 			say "$variant: waiting for the $other variant's first build, to start from a copy of it"
 			flock -w 3600 "$lock" true 8>&- || true
 		fi
-		if [ -f "$(build_dir "$other")/vmlinux" ]; then
+		if [ -f "$obdir/vmlinux" ]; then
 			say "$variant: first build, starting from a copy of the $other build"
 			rm -rf "$bdir.tmp"
 			# Under the other variant's lock: a run of it may be building.
-			flock -w 3600 "$lock" cp -a "$(build_dir "$other")" "$bdir.tmp" 8>&- ||
+			flock -w 3600 "$lock" cp -a "$obdir" "$bdir.tmp" 8>&- ||
 				return 1
-			build_seed_paths "$(build_dir "$other")" "$bdir" "$bdir.tmp"
+			build_seed_paths "$obdir" "$bdir" "$bdir.tmp"
 			mv "$bdir.tmp" "$bdir"
 			return 0
 		fi
