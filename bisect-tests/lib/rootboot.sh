@@ -60,9 +60,10 @@ rootboot_observed() {
 
 # The declared order, without ext4dev where this kernel has no such type.
 rootboot_want_order() {
-	local compat=$1 order
+	local compat=$1 order fstype
 	order=$(expect fsorder)
-	if [ "$(expect fstype)" != ext4dev ] && [ "$compat" != 1 ]; then
+	fstype=$(expect fstype)
+	if [ "$fstype" != ext4dev ] && [ "$compat" != 1 ]; then
 		order=$(printf '%s\n' "$order" | tr , '\n' | grep -vx ext4dev | paste -sd, -)
 	fi
 	printf '%s\n' "$order"
@@ -79,7 +80,8 @@ rootboot_want_type() {
 # nothing when it is as declared (the caller tests what it printed: a
 # function asked in a condition would run without set -e).
 rootboot_judge() {
-	local kind=$1 seen=$2 compat=$3 type order lines line want_type want_order
+	local kind=$1 seen=$2 compat=$3 type order lines line want_type want_order rootlog
+	rootlog=$(expect rootlog)
 	type=$(field_of "$seen" type)
 	order=$(field_of "$seen" order)
 	lines=$(field_of "$seen" lines)
@@ -93,7 +95,7 @@ rootboot_judge() {
 	fi
 	for line in ${lines//,/ }; do
 		[ "$line" != none ] || continue
-		[[ ",$(expect rootlog)," == *",$line,"* ]] && continue
+		[[ ",$rootlog," == *",$line,"* ]] && continue
 		echo "root $kind: the kernel logged a $line line, which this commit does not declare"
 	done
 }
