@@ -107,7 +107,9 @@ observe_packaged_version() {
 # The reference, without the root-probe lines when this run had no
 # root-probe boots (oldconfig is compared with builtin's reference).
 observe_comparable() {
-	if compgen -G "$(run_dir "$2")/root-*.console" >/dev/null; then
+	local rdir
+	rdir=$(run_dir "$2")
+	if compgen -G "$rdir/root-*.console" >/dev/null; then
 		cat "$1"
 	else
 		grep -v '^root-' "$1" || true
@@ -174,14 +176,15 @@ observe_make_reference() {
 }
 
 observe_record_reference() {
-	local v=$1 version ref
+	local v=$1 version ref observed
+	observed=$(run_dir "$v")/observed.txt
 	version=$(git log -1 --format=%s HEAD | sed -n 's/^Import linux-source \(.*\) as packaged by Debian$/\1/p')
 	[ -n "$version" ] || die_setup "--record-reference: HEAD is not a packaged import"
 	ref=$(observe_reference "$version" "$v")
 	# A reference that saw less would let a run that sees as little pass.
-	! grep -qxF "$BT_OBSERVE_INCOMPLETE" "$(run_dir "$v")/observed.txt" ||
+	! grep -qxF "$BT_OBSERVE_INCOMPLETE" "$observed" ||
 		die_setup "--record-reference: $v's observation is incomplete ($BT_OBSERVE_INCOMPLETE); no reference recorded"
 	mkdir -p "$(dirname "$ref")"
-	cp "$(run_dir "$v")/observed.txt" "$ref"
+	cp "$observed" "$ref"
 	say "$v: recorded the packaged reference $ref"
 }
