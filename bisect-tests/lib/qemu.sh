@@ -133,7 +133,7 @@ qemu_machine_fault() {
 # did: from the facts (lib/facts.sh) of its console.
 qemu_failure() {
 	local rc=$1 facts=$2 panic
-	panic=$(facts_get "$facts" kernel | grep -m1 'Kernel panic' || true)
+	panic=$(facts_get "$facts" kernel | awk '/Kernel panic/ && !n++')
 	if grep -q '^end ' "$facts"; then
 		return 0
 	elif [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
