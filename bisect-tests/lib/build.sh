@@ -1,14 +1,20 @@
 # shellcheck shell=bash
 # Out-of-tree, incremental kernel builds: one build dir per variant, never cleaned.
 
-# ARCH=x86_64 from the start: tinyconfig then begins 64-bit, instead of
-# 32-bit with a later switch whose new defaults (ACPI, HID, ...) double
-# the build.
+# make's arguments for variant $1's build dir, one a line, for a caller
+# that runs make itself to read its status: a function asked in a
+# condition would run without set -e.  ARCH=x86_64 from the start:
+# tinyconfig then begins 64-bit, instead of 32-bit with a later switch
+# whose new defaults (ACPI, HID, ...) double the build.
+kmake_args() {
+	printf '%s\n' -C "$KTREE_DIR" O="$(build_dir "$1")" ARCH=x86_64 CC="$BT_CC" HOSTCC="$BT_HOSTCC" -j"$(nproc)"
+}
+
 kmake() {
-	local variant=$1
+	local args=()
+	mapfile -t args < <(kmake_args "$1")
 	shift
-	make -C "$KTREE_DIR" O="$(build_dir "$variant")" ARCH=x86_64 CC="$BT_CC" HOSTCC="$BT_HOSTCC" \
-		-j"$(nproc)" "$@"
+	make "${args[@]}" "$@"
 }
 
 # shellcheck source=bisect-tests/lib/compiler.sh
@@ -83,10 +89,12 @@ build_kernel() {
 }
 
 build_modules_install() {
-	local variant=$1 root=$2
-	logged "$(run_dir "$variant")/build.log" kmake "$variant" \
-		INSTALL_MOD_PATH="$root" DEPMOD=/bin/true modules_install || return 1
-	logged "$(run_dir "$variant")/build.log" depmod -b "$root" "$(build_release "$variant")"
+	local variant=$1 root=$2 log make_args=()
+	log=$(run_dir "$variant")/build.log
+	mapfile -t make_args < <(kmake_args "$variant")
+	mkdir -p "${log%/*}"
+	make "${make_args[@]}" INSTALL_MOD_PATH="$root" DEPMOD=/bin/true modules_install >>"$log" 2>&1 || return 1
+	logged "$log" depmod -b "$root" "$(build_release "$variant")"
 }
 
 # The module variant must produce fs/ext4/<declared module>.ko.
