@@ -86,17 +86,18 @@ config_keep() {
 # A carried variant is a tester's own .config (KBRANCH_OLDCONFIG, made at
 # an earlier commit) taken through "make olddefconfig", nothing else.
 config_generate_old() {
-	local variant=$1 bdir rdir scratch key cached
+	local variant=$1 bdir rdir scratch key cached make_args=()
 	bdir=$(build_dir "$variant")
 	rdir=$(run_dir "$variant")
 	scratch=$bdir/bisect-tests.config
 	[ -f "$KBRANCH_OLDCONFIG" ] || die_setup "the $variant variant needs KBRANCH_OLDCONFIG, a .config to carry"
-	mkdir -p "$bdir"
+	mkdir -p "$bdir" "$rdir"
+	mapfile -t make_args < <(kmake_args "$variant")
 	key=$(config_key "$KBRANCH_OLDCONFIG")
 	cached=$(config_from_cache "$key" "$scratch" "$rdir/config.log")
 	if [ "$cached" = no ]; then
 		cp "$KBRANCH_OLDCONFIG" "$scratch"
-		logged "$rdir/config.log" kmake "$variant" KCONFIG_CONFIG="$scratch" olddefconfig || return 1
+		make "${make_args[@]}" KCONFIG_CONFIG="$scratch" olddefconfig >>"$rdir/config.log" 2>&1 || return 1
 		config_keep "$key" "$scratch"
 	fi
 	cmp -s "$scratch" "$bdir/.config" || cp "$scratch" "$bdir/.config"
@@ -105,7 +106,7 @@ config_generate_old() {
 # Generate the config in a scratch file; touch .config only when it changed,
 # so an identical config never costs a rebuild.
 config_generate() {
-	local variant=$1 bdir rdir scratch log key cached kind
+	local variant=$1 bdir rdir scratch log key cached kind make_args=()
 	kind=$(variant_field "$variant" kind)
 	[ "$kind" != carried ] || { config_generate_old "$variant"; return; }
 	[ "$kind" != debian ] || { debian_config_generate "$variant"; return; }
@@ -113,7 +114,8 @@ config_generate() {
 	rdir=$(run_dir "$variant")
 	scratch=$bdir/bisect-tests.config
 	log=$rdir/config.log
-	mkdir -p "$bdir"
+	mkdir -p "$bdir" "$rdir"
+	mapfile -t make_args < <(kmake_args "$variant")
 	config_fragment "$BT_DIR/configs/base.config" >"$rdir/base.config"
 	config_fragment "$BT_DIR/configs/$variant.config" >"$rdir/$variant.config"
 	key=$(config_key "$rdir/base.config" "$rdir/$variant.config")
@@ -124,11 +126,11 @@ config_generate() {
 	fi
 	# tinyconfig by hand: its own fragment step always writes .config, and
 	# the scratch file is what keeps an unchanged config from costing a build.
-	logged "$log" kmake "$variant" KCONFIG_CONFIG="$scratch" allnoconfig || return 1
-	logged "$log" env KCONFIG_CONFIG="$scratch" "$KTREE_DIR/scripts/kconfig/merge_config.sh" \
+	make "${make_args[@]}" KCONFIG_CONFIG="$scratch" allnoconfig >>"$log" 2>&1 || return 1
+	KCONFIG_CONFIG="$scratch" "$KTREE_DIR/scripts/kconfig/merge_config.sh" \
 		-m "$scratch" "$KTREE_DIR/kernel/configs/tiny.config" "$KTREE_DIR/arch/x86/configs/tiny.config" \
-		"$rdir/base.config" "$rdir/$variant.config" || return 1
-	logged "$log" kmake "$variant" KCONFIG_CONFIG="$scratch" olddefconfig || return 1
+		"$rdir/base.config" "$rdir/$variant.config" >>"$log" 2>&1 || return 1
+	make "${make_args[@]}" KCONFIG_CONFIG="$scratch" olddefconfig >>"$log" 2>&1 || return 1
 	config_keep "$key" "$scratch"
 	cmp -s "$scratch" "$bdir/.config" || cp "$scratch" "$bdir/.config"
 }
