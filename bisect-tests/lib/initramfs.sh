@@ -79,10 +79,12 @@ initramfs_list() {
 
 # Assemble $rdir/initramfs.cpio; the module variant installs its modules first.
 initramfs_build() {
-	local variant=$1 rdir modroot='' gen expect_text
+	local variant=$1 rdir modroot='' gen expect_text make_args=()
 	rdir=$(run_dir "$variant")
 	gen=$(build_dir "$variant")/usr/gen_init_cpio
-	[ -x "$gen" ] || logged "$rdir/build.log" kmake "$variant" usr/gen_init_cpio || return 1
+	mapfile -t make_args < <(kmake_args "$variant")
+	mkdir -p "$rdir"
+	[ -x "$gen" ] || make "${make_args[@]}" usr/gen_init_cpio >>"$rdir/build.log" 2>&1 || return 1
 	# A guest program that does not compile says nothing about the commit.
 	logged "$rdir/initramfs.log" initramfs_guest "$rdir/init" ||
 		die_setup "$variant: the guest program does not compile (static libc missing?): $(grep -m1 -E 'error|cannot find' "$rdir/initramfs.log")"
