@@ -63,7 +63,7 @@ hostcheck_crash_needs_recovery() {
 hostcheck_crash() {
 	local rdir=$1 dir=$2 img=$1/crash.img log=$2/crash.log rc=0 why needs_recovery problem
 	if ! facts_has "$rdir/facts" 'marker crash-written'; then
-		why=$(facts_get "$rdir/facts" crash-failed | head -n 1 || true)
+		why=$(facts_get "$rdir/facts" crash-failed | awk 'NR == 1')
 		echo "crash image: the guest never printed '${BT_MARK}crash image written'${why:+ (crash image not written: $why)}, see $rdir/console.log"
 		return 0
 	fi
