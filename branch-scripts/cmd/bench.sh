@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# summary: measure what verification costs (cold, naive, warm, last patch changed, boot, distcc, ktest.pl side by side, the whole matrix, every defconfig) and print figures; [CASE...] runs only those cases
+# summary: measure what verification costs (cold, naive, warm, last patch changed, boot, distcc, ktest.pl side by side, the whole matrix, every defconfig, the work dir's warm re-run) and print figures; [CASE...] runs only those cases
 
 # Each case runs in a work dir of its own under $KBRANCH_WORK/bench that
 # shares the kernel tree; ccache is off so that compile work is measured,
@@ -283,7 +283,21 @@ defconfigs_case() {
 	report "    per defconfig and tree, two at a time" "$(echo "scale=2; ($t - $(defconfigs_phases "$w.log" | awk '$1 == "setup" { print $2 }')) / ($n * 4)" | bc) s"
 }
 
-BENCH_CASES=(series distcc ktest matrix defconfigs)
+# The whole matrix, warm, where a user has it: kbranch verify in this work
+# dir, whose every point passed before with these tests and tools.  A run
+# that has to verify anything gives no warm figure: it stops and says so.
+warm_case() {
+	local log=$KBRANCH_WORK/bench/warm.log t ran
+	step "the whole matrix, warm, in $KBRANCH_WORK: kbranch verify, nothing changed (log: $log)"
+	t=$(timed "$log" "$KB_REPO/branch-scripts/kbranch" verify)
+	[ "$t" != failed ] || die "bench: kbranch verify failed in $KBRANCH_WORK (log: $log)"
+	ran=$(grep -E '^(not )?ok [0-9]+ - ' "$log" | grep -cvE 'passed before with these tests|reference recorded before with these tests' || true)
+	[ "$ran" -eq 0 ] ||
+		die "bench: $ran points ran: $KBRANCH_WORK was not verified with these tests and tools; run kbranch verify, then this again (log: $log)"
+	report "whole matrix, warm re-run in the work dir, $(grep -c '^ok ' "$log") points, nothing changed (target < 5 s)" "$(printf '%.1f' "$t") s"
+}
+
+BENCH_CASES=(series distcc ktest matrix defconfigs warm)
 
 # (a) to (e): the builtin variant alone, cold, warm, last patch changed,
 # against the naive way.
