@@ -70,8 +70,8 @@ images_build() {
 	local dir=$1 rdir=$2 log=$2/images.log kind parts made
 	parts=$(images_partitions "$rdir")
 	[ -n "$parts" ] || return 0
-	truncate -s 64M "$dir/flagged.img" "$dir/plain.img" "$dir/crash.img"
-	mkdir -p "$rdir"
+	truncate -s 64M "$dir/flagged.img" "$dir/plain.img" "$dir/crash.img" || return 0
+	mkdir -p "$rdir" || return 0
 	mke2fs -F -t ext4 -E test_fs -L flagged "$dir/flagged.img" >>"$log" 2>&1 || return 0
 	mke2fs -F -t ext4 -L plain "$dir/plain.img" >>"$log" 2>&1 || return 0
 	mke2fs -F -t ext4 -E test_fs -L crash "$dir/crash.img" >>"$log" 2>&1 || return 0
@@ -117,27 +117,31 @@ images_pack_hostile() {
 # starting on a MiB boundary and exactly as long as its image; prints the
 # disk when made.
 images_mbr_disk() {
-	local disk=$1 part start=2048 sectors n=0
+	local disk=$1 part start=2048 sectors n=0 entry
 	shift
-	truncate -s 1M "$disk"
+	truncate -s 1M "$disk" || return 0
 	for part in "$@"; do
 		part=$part.img
 		sectors=$(($(stat -c %s "$part") / 512))
 		dd if="$part" of="$disk" bs=512 seek="$start" conv=notrunc status=none || return 0
-		images_mbr_entry "$disk" "$n" "$start" "$sectors"
+		entry=$(images_mbr_entry "$disk" "$n" "$start" "$sectors")
+		[ -n "$entry" ] || return 0
 		start=$(((start + sectors + 2047) / 2048 * 2048))
 		n=$((n + 1))
 	done
-	truncate -s $((start * 512)) "$disk"
+	truncate -s $((start * 512)) "$disk" || return 0
 	if printf '\x55\xaa' | dd of="$disk" bs=1 seek=510 conv=notrunc status=none; then
 		printf '%s\n' "$disk"
 	fi
 }
 
+# Partition entry $2 of disk $1; prints the disk when written.
 images_mbr_entry() {
-	local disk=$1 n=$2 start=$3 sectors=$4
-	printf '%b' "\\x00\\x00\\x02\\x00\\x83\\xfe\\xff\\xff$(images_le32 "$start")$(images_le32 "$sectors")" |
-		dd of="$disk" bs=1 seek=$((446 + 16 * n)) conv=notrunc status=none
+	local disk=$1 n=$2 start=$3 sectors=$4 bytes
+	bytes="\\x00\\x00\\x02\\x00\\x83\\xfe\\xff\\xff$(images_le32 "$start")$(images_le32 "$sectors")"
+	if printf '%b' "$bytes" | dd of="$disk" bs=1 seek=$((446 + 16 * n)) conv=notrunc status=none; then
+		printf '%s\n' "$disk"
+	fi
 }
 
 # printf escapes for a little-endian 32-bit number.
@@ -186,8 +190,8 @@ images_hostile() {
 	# machine's fault: say which.
 	declare -F "images_damage_$kind" >/dev/null ||
 		{ say "images: the guest's hostile kind $kind has no images_damage_$kind in lib/images.sh"; return 0; }
-	truncate -s 16M "$img"
-	mkdir -p "$(dirname "$log")"
+	truncate -s 16M "$img" || return 0
+	mkdir -p "$(dirname "$log")" || return 0
 	mke2fs -F -t ext4 -b "$BT_HOSTILE_BLOCK" -E test_fs -L "$kind" "$img" >>"$log" 2>&1 || return 0
 	"images_damage_$kind" "$img" "$log" || { say "images: cannot damage $img ($kind), see $log"; return 0; }
 	printf '%s\n' "$img"
