@@ -34,12 +34,13 @@ rootboot_mkfs_args() {
 rootboot_image() {
 	local rdir=$1 kind=$2 stage=$1/rootfs img=$1/root-$2.img args
 	if [ ! -d "$stage" ]; then
-		mkdir -p "$stage/sbin" "$stage/proc" "$stage/dev" "$stage/sys"
-		cp "$rdir/init" "$stage/sbin/init"
+		# As before set -e held here: a root without its init is made, and
+		# its boot fails.
+		mkdir -p "$stage/sbin" "$stage/proc" "$stage/dev" "$stage/sys" || true
+		cp "$rdir/init" "$stage/sbin/init" || true
 	fi
 	mapfile -t args < <(rootboot_mkfs_args "$kind")
 	rm -f "$img"
-	mkdir -p "$rdir"
 	if mke2fs -F "${args[@]}" -L "root-$kind" -d "$stage" "$img" 16M >>"$rdir/images.log" 2>&1; then
 		printf '%s\n' "$img"
 	fi
