@@ -64,18 +64,21 @@ debian_package_names() {
 # reads the host's sources.list(.d) and the Release files apt fetched for
 # them, so only archives whose Release says Origin Debian and a bookworm
 # codename (bookworm, -updates, -security) are taken.
+# Nothing when apt-get cannot list them: the caller says so, a setup error
+# (under set -e the failing pipeline would end the program with apt's status).
 debian_host_sources() {
+	local targets
 	# shellcheck disable=SC2016 # $(...) are apt's fields, not the shell's
-	apt-get indextargets --format '$(TARGET_OF) $(ORIGIN) $(CODENAME) $(TRUSTED) $(REPO_URI) $(RELEASE) $(COMPONENT)' \
-		'Identifier: Packages' |
-		awk -v suite="$DEBIAN_SUITE" '
+	targets=$(apt-get indextargets --format '$(TARGET_OF) $(ORIGIN) $(CODENAME) $(TRUSTED) $(REPO_URI) $(RELEASE) $(COMPONENT)' \
+		'Identifier: Packages') || targets=''
+	awk -v suite="$DEBIAN_SUITE" '
 			$1 == "deb" && $2 == "Debian" && $4 == "yes" &&
 			($3 == suite || index($3, suite "-") == 1) {
 				key = $5 " " $6
 				if (!(key in comps)) order[n++] = key
 				if (index(" " comps[key] " ", " " $7 " ") == 0) comps[key] = comps[key] " " $7
 			}
-			END { for (i = 0; i < n; i++) print "deb " order[i] comps[order[i]] }'
+			END { for (i = 0; i < n; i++) print "deb " order[i] comps[order[i]] }' <<<"$targets"
 }
 
 # A private apt setup for resolving: the host's lists for the Debian
@@ -246,7 +249,8 @@ debian_disk_full() {
 		echo yes
 		return 0
 	fi
-	avail=$(df -Pk "$KBRANCH_WORK" | awk 'NR == 2 { print $4 }')
+	# No answer from df counts as full, as it did before set -e held here.
+	avail=$(df -Pk "$KBRANCH_WORK" | awk 'NR == 2 { print $4 }') || avail=''
 	if [ "${avail:-0}" -lt 16384 ]; then echo yes; else echo no; fi
 }
 
