@@ -7,6 +7,7 @@
 # in a condition would run without set -e).
 expect_lookup() {
 	local table=$1 subject line
+	[ -r "$table" ] || return 0
 	while IFS= read -r subject; do
 		while IFS= read -r line; do
 			case $line in '#'* | '') continue ;; esac
