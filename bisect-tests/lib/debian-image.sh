@@ -109,7 +109,9 @@ debian_apt_setup() {
 # apt-get itself, to read its status directly.
 debian_apt_options() {
 	local arch
-	arch=$(dpkg --print-architecture)
+	# Read by mapfile from a process substitution, whose status nobody
+	# reads: an empty architecture, as before, not half the options.
+	arch=$(dpkg --print-architecture) || arch=''
 	printf '%s\n' -q -o Debug::NoLocking=1 -o APT::Architecture="$arch" -o APT::Architectures="$arch" \
 		-o Dir::Etc::sourcelist="$DEBIAN_APT/sources.list" -o Dir::Etc::sourceparts="$DEBIAN_APT/empty" \
 		-o Dir::Etc::preferences="$DEBIAN_APT/empty/none" -o Dir::Etc::preferencesparts="$DEBIAN_APT/empty" \
