@@ -27,13 +27,17 @@ compat_entries() {
 
 # Is <line> listed under <check>, naming <variant> among its variants (a
 # config-packaged or defconfig line: "-", its label names the config) and
-# <step> among its steps?  No line is allowed for a variant it does not
-# name, nor at a step it does not list.  The entries are read once per
-# shell (COMPAT_ENTRIES) and split here without a fork: a carried config's
-# every differing line asks.
-compat_listed() {
+# <step> among its steps?  COMPAT_LISTED says yes or no: set, not
+# returned, so that no caller asks in a condition, where set -e would not
+# hold.  No line is allowed for a variant it does not name, nor at a step
+# it does not list.  The entries are read once per shell (COMPAT_ENTRIES)
+# and split here without a fork: a carried config's every differing line
+# asks.
+# shellcheck disable=SC2034 # COMPAT_LISTED is read by the caller
+compat_lookup() {
 	local check=$1 variant=$2 step=$3 line=$4 entry rest variants steps
 	[ -n "${COMPAT_ENTRIES+set}" ] || mapfile -t COMPAT_ENTRIES < <(compat_entries "$(compat_file)")
+	COMPAT_LISTED=no
 	for entry in "${COMPAT_ENTRIES[@]}"; do
 		rest=${entry#*|}
 		[[ "$rest" == "$check|"* ]] || continue
@@ -41,7 +45,6 @@ compat_listed() {
 		rest=${rest#*|} steps=${rest%%|*}
 		[ "${rest#*|}" = "$line" ] || continue
 		[[ ",$variants," == *",$variant,"* ]] || continue
-		[[ ",$steps," == *",$step,"* ]] && return 0
+		[[ ",$steps," != *",$step,"* ]] || { COMPAT_LISTED=yes; return 0; }
 	done
-	return 1
 }

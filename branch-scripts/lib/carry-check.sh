@@ -3,7 +3,7 @@
 # from the base, they keep what the base config had for ext4, ACL and
 # security labels; configs made fresh at earlier commits and carried to the
 # tip gain nothing the tip's own lacks; and at the tip each equals its
-# packaged form but for what compat-differences lists (compat_listed,
+# packaged form but for what compat-differences lists (compat_lookup,
 # bisect-tests/lib/compat.sh).  Also kbranch verify's point for a Kconfig-
 # only variant (carry_point) and its carried variants' check at the tip
 # (oldconfig_vs_packaged).
@@ -74,7 +74,8 @@ carry_fresh_step() {
 		while IFS= read -r line; do
 			[[ "$line" == '< CONFIG_'* ]] || continue
 			line=${line:2}
-			compat_listed config-gained "$variant" "$from" "$line" && continue
+			compat_lookup config-gained "$variant" "$from" "$line"
+			[ "$COMPAT_LISTED" = no ] || continue
 			echo "made fresh at commit $from and carried to the tip, it gains '$line', which the same config made at the tip lacks (not in compat-differences)"
 			bad=1
 		done < <(diff <(carry_family "$f/.config") <(carry_family "$dir/$k/.config") || true)
@@ -93,7 +94,8 @@ family_differences() {
 		'> '*) line="$label: - ${line:2}" ;;
 		*) continue ;;
 		esac
-		compat_listed "$check" - "$k" "$line" || printf '%s\n' "$line"
+		compat_lookup "$check" - "$k" "$line"
+		[ "$COMPAT_LISTED" = yes ] || printf '%s\n' "$line"
 	done < <(diff <(carry_family "$ours") <(carry_family "$ref") || true)
 }
 

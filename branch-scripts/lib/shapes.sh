@@ -405,7 +405,8 @@ shapes_judge() {
 	[ "$rc" = 0 ] || return 2
 	: >"$dir/findings"
 	while IFS=$'\t' read -r line count seeds; do
-		if compat_listed config-shape "$SHAPES_VARIANT" "$step" "$line"; then
+		compat_lookup config-shape "$SHAPES_VARIANT" "$step" "$line"
+		if [ "$COMPAT_LISTED" = yes ]; then
 			listed=$((listed + 1))
 			continue
 		fi
