@@ -58,10 +58,9 @@ variant_registry() {
 			printf '%s %s %s %s\n' "$name" "$kind" "$ref" "${traits:--}"
 		fi
 	done <"$BT_DIR/configs/variants"
-	# A tester's config (--config, lib/tester.sh) is a carried variant of its own.
-	if [ -n "${BT_TESTER_VARIANT:-}" ] && { [ "$#" -eq 0 ] || [[ " $* " == *" carried "* ]]; }; then
-		tester_registry_line
-	fi
+	# A tester's config (--config, lib/tester.sh) is a variant of its own:
+	# carried, or of kind debian in the Debian guest.
+	[ -z "${BT_TESTER_VARIANT:-}" ] || tester_registry_line "$@"
 }
 
 # The names of the variants of the given kinds (bash only: it runs before

@@ -25,6 +25,26 @@
 #   judge    root, data mount, /etc/modules, failed units and the kernel's
 #            ext4 lines against the expect line; each failed expectation
 #            is a line with the scenario's reason.
+#
+# A tester's bisect in the Debian machine (bisect-tests/run --guest
+# debian, or --test/--repeat with a variant of kind debian; lib/tester.sh)
+# goes the same way with one machine, debian/scenarios/tester's:
+#   config   --config: the tester's config, olddefconfig at this commit,
+#            then base.config + debian-boot.config (what the machine needs
+#            to boot in QEMU) merged onto it with merge_config.sh, then
+#            olddefconfig; every option that changed is listed in the run
+#            dir's guest-added.  Without --config, the variant's config.
+#   machine  as above, and two scratch disks before the root: /dev/vda
+#            (ext4, test_fs) and /dev/vdb (ext4), the root /dev/vdc; the
+#            test installed as /usr/local/sbin/kbranch-reproducer.
+#   boot     --repeat N boots (1 by default), each from fresh disks; the
+#            report unit runs the test after multi-user.target and writes
+#            its exit code and output, and the kernel's taint, to ttyS1.
+#   judge    the test's exit code: 0 good, 125 cannot test, else bad (a
+#            boot without a report: the boot failed); without a test, the
+#            scenario's expect line.  At a step whose expect line says
+#            the root cannot be mounted (before the ext4 type), the
+#            machine cannot test the commit: 125, no boot.
 # Needs common.sh, config.sh, build.sh, qemu.sh, setup.sh, observe.sh,
 # expect.sh and debian-image.sh.
 
@@ -86,12 +106,16 @@ debian_key_of() {
 
 # The fragments, in merge order: ours, then Debian's, then the trait's.
 debian_fragments() {
-	local f
-	for f in base debian-boot debian-ext4; do
-		printf '%s\n' "$BT_DIR/configs/$f.config"
-	done
+	debian_guest_fragments
+	printf '%s\n' "$BT_DIR/configs/debian-ext4.config"
 	variant_has "$1" builtin && printf '%s\n' "$BT_DIR/configs/debian-builtin.config"
 	return 0
+}
+
+# Ours: what the machine needs from any kernel to boot in QEMU (a
+# tester's config gets these merged onto it).
+debian_guest_fragments() {
+	printf '%s\n' "$BT_DIR/configs/base.config" "$BT_DIR/configs/debian-boot.config"
 }
 
 # make for a config in build dir $1 of kernel tree $2 (the base's tree may
@@ -111,19 +135,60 @@ debian_config_merge() {
 	log=$(dirname "$out")/merge.log
 	mkdir -p "$odir"
 	debian_kconfig "$odir" "$tree" KCONFIG_CONFIG="$out" allnoconfig >"$log" 2>&1 &&
-		(cd "$odir" && KCONFIG_CONFIG="$out" "$tree/scripts/kconfig/merge_config.sh" -m "$out" \
-			"$tree/kernel/configs/tiny.config" "$tree/arch/x86/configs/tiny.config" "$@") >>"$log" 2>&1 &&
+		debian_config_onto "$odir" "$tree" "$out" "$log" \
+			"$tree/kernel/configs/tiny.config" "$tree/arch/x86/configs/tiny.config" "$@"
+}
+
+# Fragments $5... merged onto config file $3 (the later ones win), then
+# olddefconfig, in build dir $1 of tree $2; the output appended to log $4.
+debian_config_onto() {
+	local odir=$1 tree=$2 out=$3 log=$4
+	shift 4
+	(cd "$odir" && KCONFIG_CONFIG="$out" "$tree/scripts/kconfig/merge_config.sh" -m "$out" "$@") >>"$log" 2>&1 &&
 		debian_kconfig "$odir" "$tree" KCONFIG_CONFIG="$out" olddefconfig >>"$log" 2>&1
 }
 
-# The variant's fragments in this commit's names, into run dir files.
+# The fragments listed by function $2 (debian_fragments by default) for
+# variant $1, in this commit's names, into run dir files.
 debian_fragments_here() {
-	local v=$1 rdir f
+	local v=$1 list=${2:-debian_fragments} rdir f
 	rdir=$(run_dir "$v")
 	while IFS= read -r f; do
 		config_fragment "$f" >"$rdir/${f##*/}"
 		printf '%s\n' "$rdir/${f##*/}"
-	done < <(debian_fragments "$v")
+	done < <("$list" "$v")
+}
+
+# The tester's config (--config) for the machine: theirs taken to this
+# commit with olddefconfig, then the guest's fragments merged onto it, as
+# virtme-ng's configkernel does; the options that changed, into the run
+# dir's guest-added, and said.
+debian_config_tester() {
+	local v=$1 out=$2 rdir theirs frags key
+	rdir=$(run_dir "$v")
+	theirs=$rdir/tester-olddefconfig.config
+	debian_olddefconfig "$v" "$BT_TESTER_CONFIG" "$theirs" || return 1
+	mapfile -t frags < <(debian_fragments_here "$v" debian_guest_fragments)
+	key=$(config_key "$theirs" "${frags[@]}")
+	if ! config_cached "$key" "$out" "$rdir/config.log"; then
+		cp "$theirs" "$out"
+		debian_config_onto "$(build_dir "$v")" "$KTREE_DIR" "$out" "$rdir/config.log" "${frags[@]}" || return 1
+		config_keep "$key" "$out"
+	fi
+	debian_config_changes "$theirs" "$out" >"$rdir/guest-added"
+	say "$v: the Debian machine's options merged onto your config: $(wc -l <"$rdir/guest-added") changed (list: $rdir/guest-added): $(head -n 6 "$rdir/guest-added" | paste -sd ';' -)..."
+}
+
+# The options that differ from config $1 to config $2, "CONFIG_X: old ->
+# new" ("n": not set), or one line saying there are none.
+debian_config_changes() {
+	join -a1 -a2 -e n -o 0,1.2,2.2 <(debian_config_lines "$1") <(debian_config_lines "$2") |
+		awk '$2 != $3 { printf "%s: %s -> %s\n", $1, $2, $3; d = 1 } END { if (!d) print "none: the config had all the machine needs" }'
+}
+
+# A .config's options, one "CONFIG_X value" a line ("n" for not set), sorted.
+debian_config_lines() {
+	sed -nE 's/^(CONFIG_[A-Za-z0-9_]+)=(.*)/\1 \2/p; s/^# (CONFIG_[A-Za-z0-9_]+) is not set$/\1 n/p' "$1" | sort
 }
 
 # The config made fresh here, in this commit's names, into file $2.
@@ -231,7 +296,9 @@ debian_config_generate() {
 	scratch=$bdir/bisect-tests.config
 	mkdir -p "$bdir"
 	base=$(debian_base_commit)
-	if variant_has "$v" carried && [ -n "$base" ]; then
+	if [ "$(tester_variant "$v")" = yes ]; then
+		debian_config_tester "$v" "$scratch" || return 1
+	elif variant_has "$v" carried && [ -n "$base" ]; then
 		debian_config_carried "$v" "$scratch" "$base" || return 1
 	else
 		debian_config_fresh "$v" "$scratch" || return 1
@@ -256,6 +323,8 @@ debian_config_check() {
 	local v=$1 config rdir what want have symbol bad=0
 	rdir=$(run_dir "$v")
 	config=$(build_dir "$v")/.config
+	# A tester's config intends what it says; their test judges it.
+	[ "$(tester_variant "$v")" = no ] || return 0
 	for what in fs:CONFIG_EXT4_FS acl:CONFIG_EXT4_FS_POSIX_ACL sec:CONFIG_EXT4_FS_SECURITY; do
 		want=$(debian_intent "$v" "${what#*:}")
 		symbol=$(used_symbol "${what%%:*}")
@@ -307,7 +376,13 @@ debian_machine_files() {
 	install -m 0755 "$DEBIAN_GUEST_DIR/kbranch-report" "$root/usr/local/sbin/" &&
 		install -m 0644 "$DEBIAN_GUEST_DIR/kbranch-report.service" "$DEBIAN_GUEST_DIR/kbranch-report.target" "$units/" &&
 		ln -sf ../kbranch-report.service "$units/emergency.target.wants/" &&
-		ln -sf kbranch-report.target "$units/default.target"
+		ln -sf kbranch-report.target "$units/default.target" || return 1
+	# The tester's reproducer, which the report unit runs (debian/guest),
+	# given the boot's time rather than the report's 60 s.
+	[ -n "$BT_TEST_SCRIPT" ] && [ "$scen" = "$DEBIAN_TESTER_SCENARIO" ] || return 0
+	install -m 0755 "$BT_TEST_SCRIPT" "$root/usr/local/sbin/kbranch-reproducer" &&
+		mkdir -p "$units/kbranch-report.service.d" &&
+		printf '[Service]\nTimeoutStartSec=infinity\n' >"$units/kbranch-report.service.d/reproducer.conf"
 }
 
 # The kernel installed as Debian's linux-image packages install one:
@@ -402,9 +477,14 @@ debian_cmdline() {
 # console.log, the report in report.txt, and in stopped why it was
 # stopped early, if it was.
 debian_qemu_once() {
-	local v=$1 mdir=$2 cmdline=$3 accel qemu drives=() initrd=() pid
+	local v=$1 mdir=$2 cmdline=$3 accel qemu drives=() initrd=() pid img
 	mapfile -t accel < <(qemu_accel)
 	mapfile -t qemu < <(qemu_command)
+	# The tester's scratch disks come first: /dev/vda and vdb, as in our
+	# busybox guest, whatever the machine.
+	for img in scratch-flagged scratch-plain; do
+		[ ! -f "$mdir/$img.img" ] || drives+=(-drive "file=$mdir/boot-$img.img,if=virtio,format=raw")
+	done
 	drives+=(-drive "file=$mdir/boot-root.img,if=virtio,format=raw")
 	[ ! -f "$mdir/data.img" ] || drives+=(-drive "file=$mdir/boot-data.img,if=virtio,format=raw")
 	[ ! -f "$mdir/initrd.img" ] || initrd=(-initrd "$mdir/initrd.img")
@@ -426,7 +506,7 @@ debian_qemu_once() {
 # Each boot starts from the disks as made: a boot writes to them.
 debian_fresh_disks() {
 	local mdir=$1 img
-	for img in root data; do
+	for img in root data scratch-flagged scratch-plain; do
 		[ ! -f "$mdir/$img.img" ] || cp --sparse=always "$mdir/$img.img" "$mdir/boot-$img.img" || return 1
 	done
 }
@@ -678,6 +758,10 @@ debian_stage_boot_checks() {
 	debian_check_tools
 	# Once per run, in this shell: the machines copy it.
 	debian_image_dir >/dev/null
+	if [ "$(debian_runs_tester "$v")" = yes ]; then
+		debian_stage_tester "$v"
+		return 0
+	fi
 	BOOT=ok CHECKS=ok
 	for scen in $(debian_scenarios "$v"); do
 		debian_check_scenario "$scen"
@@ -697,4 +781,75 @@ debian_stage_boot_checks() {
 	[ "$BOOT/$CHECKS" != fail/ok ] || CHECKS=skip
 	[ "$AGAINST_PACKAGED" = 0 ] || debian_show_reference "$v"
 	[ "$RECORD_REFERENCE" = 0 ] || [ "$BOOT/$CHECKS" != ok/ok ] || observe_record_reference "$v"
+}
+
+# --- a tester's bisect in the machine (lib/tester.sh) ----------------------
+
+DEBIAN_TESTER_SCENARIO=tester
+DEBIAN_SCRATCH_SIZE=64M
+
+# "yes" when variant $1 boots the tester's machine instead of its
+# scenarios: the tester's config, or a test or repeated boots asked for.
+debian_runs_tester() {
+	if [ "$(tester_variant "$1")" = yes ] || [ -n "$BT_TEST_SCRIPT" ] || [ "$BT_REPEAT" -gt 1 ]; then
+		echo yes
+	else
+		echo no
+	fi
+}
+
+# The tester's machine, booted --repeat times (stage_repeated), its test
+# judging each boot; at a step where the machine's root cannot be mounted
+# (its expect line says root=none), no boot: the commit cannot be tested.
+debian_stage_tester() {
+	local v=$1 scen=$DEBIAN_TESTER_SCENARIO line mdir
+	debian_check_scenario "$scen"
+	line=$(debian_expect_line "$scen" tester "$(expect step)") ||
+		die_setup "scenario $scen declares nothing for its machine at step $(expect step)"
+	DEBIAN_TESTER_KEYS=${line%% | *} DEBIAN_TESTER_WHY=${line#* | }
+	if [ "$(debian_key_of "$DEBIAN_TESTER_KEYS" root)" = none ]; then
+		BOOT=ok CHECKS=untestable
+		say "$v: skip: the Debian machine cannot test step $(expect step): $DEBIAN_TESTER_WHY"
+		return 0
+	fi
+	mdir=$(debian_machine_dir "$v" "$scen" tester)
+	step "$v: $scen/tester: making the machine ($mdir/make.log)"
+	debian_machine_make "$v" "$scen" tester
+	debian_scratch_disks "$v" "$mdir"
+	stage_repeated "$v" debian_tester_boot
+}
+
+# The tester's scratch disks in machine dir $2, as our busybox guest's
+# first two: ext4 with the test_fs flag, and without.  The host's
+# mke2fs's: a failure is the machine's (128).
+debian_scratch_disks() {
+	local v=$1 mdir=$2 kind
+	for kind in flagged plain; do
+		logged "$mdir/make.log" debian_mkfs '' "$mdir/scratch-$kind.img" "${kind/flagged/test_fs}" "$kind" random "$DEBIAN_SCRATCH_SIZE" ||
+			debian_machine_fault "$v" "mke2fs of the scratch disks" "$mdir/make.log"
+	done
+}
+
+# One boot $2 of the tester's machine (stage_repeated's boot function):
+# sets BOOT, CHECKS and BT_BOOT_TAINTED; its logs go to runs/<v>/boots/<i>.
+debian_tester_boot() {
+	local v=$1 i=$2 mdir rc=0 keep
+	mdir=$(debian_machine_dir "$v" "$DEBIAN_TESTER_SCENARIO" tester)
+	debian_boot_judge "$v" "$DEBIAN_TESTER_SCENARIO" tester "$DEBIAN_TESTER_KEYS" "$DEBIAN_TESTER_WHY" || rc=$?
+	BOOT=ok
+	if [ "$rc" = 2 ]; then
+		BOOT=fail
+	elif [ -n "$BT_TEST_SCRIPT" ]; then
+		tester_checks_from "$v" "$(debian_seen "$mdir/observed" reproducer | tail -n 1)" "$(run_dir "$v")/boots/$i/report.txt"
+	elif [ "$rc" = 0 ]; then
+		CHECKS=ok
+	else
+		CHECKS=fail
+	fi
+	BT_BOOT_TAINTED=$(debian_seen "$mdir/observed" tainted | tail -n 1)
+	: "${BT_BOOT_TAINTED:=unknown}"
+	keep=$(run_dir "$v")/boots/$i
+	mkdir -p "$keep"
+	cp "$mdir/console.log" "$mdir/observed" "$keep/"
+	[ ! -f "$mdir/report.txt" ] || cp "$mdir/report.txt" "$keep/"
 }

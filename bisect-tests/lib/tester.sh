@@ -10,11 +10,20 @@
 #                    cannot test, anything else bad; instead of our checks
 #   --repeat N       N boots, each running the test: good only if all N
 #                    pass, bad if any fails (ktest.pl's BISECT_TRIES)
+#   --guest debian   the guest is the Debian 12 machine (lib/debian-boot.sh)
+#                    instead of our busybox one: --config is merged with
+#                    what the machine needs to boot, the kernel installed
+#                    the Debian way, and the test run once systemd reached
+#                    its target, once per boot (--repeat N: N boots, each
+#                    from fresh disks).  "busybox" is the default; a
+#                    variant of kind debian is the Debian guest.
 
 BT_TESTER_CONFIG=''
 BT_TEST_SCRIPT=''
 BT_REPEAT=1
 BT_TESTER_VARIANT=''
+# busybox or debian; empty: the variant's own (kind debian: the Debian machine).
+BT_GUEST=''
 
 # A file is a kernel config when every line is blank, a comment or a
 # CONFIG_ assignment, and one at least is an assignment or "is not set"
@@ -41,24 +50,60 @@ tester_options_check() {
 		BT_TEST_SCRIPT=$(readlink -f "$BT_TEST_SCRIPT")
 	fi
 	[[ "$BT_REPEAT" =~ ^[1-9][0-9]*$ ]] || die_setup "--repeat $BT_REPEAT: not a positive number"
+	case $BT_GUEST in
+	'' | busybox | debian) ;;
+	*) die_setup "--guest $BT_GUEST: not a guest (busybox or debian)" ;;
+	esac
 }
 
 # With --config, the run's one variant is the tester's: named by a hash
 # of the config, so each config has its build dir and a second config
 # never thrashes the first's.  The config is what a carried variant
 # carries (KBRANCH_OLDCONFIG), and the kernel's release names the commit.
+# In the Debian machine, its own variant and build dir (-debian): the
+# guest's options merged in make another kernel.
 tester_setup() {
 	[ -n "$BT_TESTER_CONFIG" ] || return 0
 	BT_TESTER_VARIANT=tester-$(sha256sum <"$BT_TESTER_CONFIG" | cut -c1-12)
+	[ "$BT_GUEST" != debian ] || BT_TESTER_VARIANT+=-debian
 	KBRANCH_OLDCONFIG=$BT_TESTER_CONFIG
 }
 
-# The tester's variant, as the registry's line for it: carried, compared
-# with nothing, with trait "tester" (its config is checked by nobody but
-# the test).
+# The tester's variant, as the registry's line for it when its kind is
+# among kinds $@ (or none is given): carried, compared with nothing, with
+# trait "tester" (its config is checked by nobody but the test); in the
+# Debian guest, of kind debian, booting the tester's machine
+# (debian/scenarios/tester).
 tester_registry_line() {
+	local kind=carried ref=builtin traits=tester
 	[ -n "$BT_TESTER_VARIANT" ] || return 0
-	printf '%s carried builtin tester\n' "$BT_TESTER_VARIANT"
+	[ "$BT_GUEST" != debian ] || kind=debian ref=- traits=tester,scenario=tester
+	[ "$#" -eq 0 ] || [[ " $* " == *" $kind "* ]] || return 0
+	printf '%s %s %s %s\n' "$BT_TESTER_VARIANT" "$kind" "$ref" "$traits"
+}
+
+# "yes" when variant $1 is the tester's config, else "no".
+tester_variant() {
+	if [[ ",$(variant_field "$1" traits)," == *,tester,* ]]; then echo yes; else echo no; fi
+}
+
+# The variants run when none is named: the registry's first of the
+# guest's kind.
+tester_default_variant() {
+	local kind=built
+	[ "$BT_GUEST" != debian ] || kind=debian
+	variants_of "$kind" | head -n 1
+}
+
+# Why variant $1 (of kind $2) cannot be the guest asked for; nothing when
+# it can.
+tester_guest_mismatch() {
+	local v=$1 kind=$2
+	if [ "$BT_GUEST" = debian ] && [ "$kind" != debian ]; then
+		echo "--guest debian boots the Debian machine; $v is a busybox guest's variant (kind $kind): give a variant of kind debian, or --config"
+	elif [ "$BT_GUEST" = busybox ] && [ "$kind" = debian ]; then
+		echo "--guest busybox: $v is a Debian machine (kind debian)"
+	fi
 }
 
 # Each boot of the tester's kernel names the commit in its release
@@ -78,40 +123,57 @@ tester_repeats() {
 
 # The reproducer's answer, from the facts: CHECKS ok, fail or untestable.
 stage_reproducer() {
-	local v=$1 rdir status
+	local v=$1 rdir
 	rdir=$(run_dir "$v")
-	status=$(facts_get "$rdir/facts" reproducer | tail -n 1)
+	tester_checks_from "$v" "$(facts_get "$rdir/facts" reproducer | tail -n 1)" "$rdir/console.log"
+}
+
+# CHECKS from the reproducer's exit status $2 (either guest's); its
+# output is in $3.
+tester_checks_from() {
+	local v=$1 status=$2 output=$3
 	case $status in
 	0) CHECKS=ok ;;
-	125) CHECKS=untestable; say "$v: the test says it cannot test this kernel (exit 125); its output: $rdir/console.log" ;;
-	*) CHECKS=fail; say "$v: the test failed (exit ${status:-none}); its output: $rdir/console.log" ;;
+	125) CHECKS=untestable; say "$v: the test says it cannot test this kernel (exit 125); its output: $output" ;;
+	*) CHECKS=fail; say "$v: the test failed (exit ${status:-none}); its output: $output" ;;
 	esac
 }
 
-# N boots, each with fresh images and the test (or our checks); each
-# boot's logs kept in runs/<v>/boots/<i>.  Sets BOOT and CHECKS for the
-# whole, and the RESULT's extra fields: passes=<k>/<N> and the taint of
-# each boot.
+# One boot $2 of our busybox guest, with the test (or our checks): sets
+# BOOT, CHECKS and BT_BOOT_TAINTED; the boot's logs go to runs/<v>/boots/<i>.
+tester_boot_busybox() {
+	local v=$1 i=$2 rdir t
+	rdir=$(run_dir "$v")
+	if stage_boot "$v"; then
+		if [ -n "$BT_TEST_SCRIPT" ]; then stage_reproducer "$v"; else stage_checks "$v"; fi
+	fi
+	t=$(facts_get "$rdir/facts" tainted 2>/dev/null | tail -n 1)
+	BT_BOOT_TAINTED=${t:-unknown}
+	run_keep_attempt "$rdir" "$rdir/boots/$i"
+}
+
+# N boots, each with fresh images and the test (or our checks), each by
+# function $2 (one boot of the guest: tester_boot_busybox, or the Debian
+# machine's debian_tester_boot); each boot's logs kept in
+# runs/<v>/boots/<i>.  Sets BOOT and CHECKS for the whole, and the
+# RESULT's extra fields: passes=<k>/<N> and the taint of each boot.
 stage_repeated() {
-	local v=$1 rdir i passes=0 fails=0 untestable=0 bootfail=0 tainted=() t
+	local v=$1 boot_once=${2:-tester_boot_busybox} rdir i passes=0 fails=0 untestable=0 bootfail=0 tainted=() t
 	rdir=$(run_dir "$v")
 	rm -rf "$rdir/boots"
 	for ((i = 1; i <= BT_REPEAT; i++)); do
 		step "$v: boot $i of $BT_REPEAT"
-		BOOT=fail CHECKS=skip
-		if stage_boot "$v"; then
-			if [ -n "$BT_TEST_SCRIPT" ]; then stage_reproducer "$v"; else stage_checks "$v"; fi
-		fi
-		t=$(facts_get "$rdir/facts" tainted 2>/dev/null | tail -n 1)
-		tainted+=("${t:-unknown}")
+		BOOT=fail CHECKS=skip BT_BOOT_TAINTED=unknown
+		"$boot_once" "$v" "$i"
+		t=$BT_BOOT_TAINTED
+		tainted+=("$t")
 		case $BOOT/$CHECKS in
 		ok/ok) passes=$((passes + 1)) ;;
 		ok/untestable) untestable=$((untestable + 1)) ;;
 		ok/*) fails=$((fails + 1)) ;;
 		*) fails=$((fails + 1)) bootfail=1 ;;
 		esac
-		say "$v: boot $i of $BT_REPEAT: boot=$BOOT checks=$CHECKS tainted=${t:-unknown}"
-		run_keep_attempt "$rdir" "$rdir/boots/$i"
+		say "$v: boot $i of $BT_REPEAT: boot=$BOOT checks=$CHECKS tainted=$t"
 	done
 	BOOT=ok
 	if [ "$fails" -gt 0 ]; then
