@@ -90,7 +90,71 @@ bisect_refused() {
 	[ "$status" -eq 1 ]
 }
 
-@test "kbranch bisect: --test or --repeat with a Debian machine variant is refused" {
-	bisect_refused --good HEAD~2 --bad HEAD --variant debian-ext4 --repeat 2
-	[[ "$stderr" == *"--test and --repeat run in our busybox guest; debian-ext4 is a Debian machine"* ]]
+@test "kbranch bisect: a --guest that is not busybox or debian is refused" {
+	bisect_refused --good HEAD~2 --bad HEAD --guest qemu --test "$BATS_TEST_TMPDIR/test.sh"
+	[[ "$stderr" == *"--guest qemu: not a guest (busybox or debian)"* ]]
+}
+
+@test "kbranch bisect: --guest debian with a busybox guest's variant, or --config with a variant, is refused" {
+	bisect_refused --good HEAD~2 --bad HEAD --guest debian --variant builtin
+	[[ "$stderr" == *"--guest debian boots the Debian machine; builtin is a busybox guest's variant"* ]]
+	bisect_refused --good HEAD~2 --bad HEAD --guest busybox --variant debian-ext4 --test "$BATS_TEST_TMPDIR/test.sh"
+	[[ "$stderr" == *"--guest busybox: debian-ext4 is a Debian machine"* ]]
+	bisect_refused --good HEAD~2 --bad HEAD --config "$BATS_TEST_TMPDIR/good.config" --variant debian-ext4
+	[[ "$stderr" == *"--config is the variant: give it without --variant (--guest debian boots it in the Debian machine)"* ]]
+}
+
+@test "kbranch bisect: --guest debian with a config, a test and --repeat passes the input checks" {
+	run --separate-stderr "$REPO/bisect-tests/run" --check-options --guest debian \
+		--config "$BATS_TEST_TMPDIR/good.config" --test "$BATS_TEST_TMPDIR/test.sh" --repeat 2
+	[ "$status" -eq 0 ] || { echo "$stderr"; return 1; }
+	run --separate-stderr "$REPO/bisect-tests/run" --check-options --variant debian-ext4 --test "$BATS_TEST_TMPDIR/test.sh"
+	[ "$status" -eq 0 ] || { echo "$stderr"; return 1; }
+}
+
+@test "kbranch bisect: a second bisect on the same tree is refused while the first runs: one line, 128" {
+	local lock
+	lock=$(git -C "$tree" rev-parse --absolute-git-dir)/kbranch-bisect.lock
+	# The first run's hold, as kbranch bisect takes it: flock on that file.
+	(exec 9>>"$lock" && flock 9 && exec sleep 30) &
+	local holder=$!
+	until ! flock -n "$lock" true; do sleep 0.1; done
+	bisect_refused --good HEAD~2 --bad HEAD --config "$BATS_TEST_TMPDIR/good.config"
+	[[ "$stderr" == *"another kbranch bisect is running on $tree"* ]]
+	kill "$holder"
+	wait "$holder" 2>/dev/null || true
+	# Released, the same input goes past the lock (to the next check: no kernel tools here).
+	run --separate-stderr "$KBRANCH" bisect --tree "$tree" --good HEAD~2 --bad HEAD --guest qemu
+	[[ "$stderr" != *"another kbranch bisect"* ]]
+	[[ "$stderr" == *"--guest qemu"* ]]
+}
+
+# The report and the progress line of a step whose config, carried from
+# the tested ancestor's, differs from the one jumped there: the
+# difference is on the step's own line, not only in the section at the end.
+@test "kbranch bisect: a config that differs stepped and jumped is said on the step's progress line and report line" {
+	local good bad
+	good=$(git -C "$tree" rev-parse HEAD~1)
+	bad=$(git -C "$tree" rev-parse HEAD)
+	run --separate-stderr bash -c '
+		set -euo pipefail
+		source "$1/branch-scripts/lib/common.sh"
+		source "$1/branch-scripts/cmd/bisect.sh"
+		KB_START=$SECONDS KB_BISECT_TREE=$2 KB_BISECT_GOOD=$3 KB_BISECT_BAD=$4 KB_BISECT_N=1
+		KB_BISECT_DIR=$5 KB_BISECT_OPT_TEXT=canned KB_BISECT_CULPRIT= KB_BISECT_CULPRIT_LINE= KB_BISECT_REVERT= KB_BISECT_CULPRIT_CONFIG=
+		mkdir -p "$KB_BISECT_DIR"
+		printf "%s carried from %s: the same as jumped\n" "${3:0:12}" "${3:0:12}" >"$KB_BISECT_DIR/config-steps"
+		printf "%s carried from %s: DIFFERS from jumped: < CONFIG_EXT4_FS_POSIX_ACL y > CONFIG_EXT4_FS_POSIX_ACL n \n" "${4:0:12}" "${3:0:12}" >>"$KB_BISECT_DIR/config-steps"
+		: >"$KB_BISECT_DIR/steps"
+		bisect_record 1 good-end "$3" 0 good ok ok ok 1/1 0 10 5 /l1 - r1 "$(bisect_config_status "$3")"
+		bisect_record 2 bad-end "$4" 1 bad ok ok fail 0/1 0 10 5 /l2 - r2 "$(bisect_config_status "$4")"
+		say_step_result 2 bad-end "$4" "verdict=bad build=ok boot=ok checks=fail passes=0/1 tainted=0"
+		bisect_report_text running
+	' _ "$REPO" "$tree" "$good" "$bad" "$BATS_TEST_TMPDIR/run"
+	echo "$output"
+	echo "$stderr"
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *"step 2 (bad-end): ${bad:0:12}: bad ("*"; config: stepped DIFFERS from jumped (carried from ${good:0:12}): < CONFIG_EXT4_FS_POSIX_ACL y > CONFIG_EXT4_FS_POSIX_ACL n"* ]]
+	grep -A3 "^  2\. bad-end *$bad" <<<"$output" | grep -qF "config: stepped DIFFERS from jumped (carried from ${good:0:12}): < CONFIG_EXT4_FS_POSIX_ACL y"
+	grep -A3 "^  1\. good-end *$good" <<<"$output" | grep -qF "config: stepped = jumped (carried from ${good:0:12})"
 }

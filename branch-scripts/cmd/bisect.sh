@@ -2,7 +2,8 @@
 # summary: a tester's bisect with their .config and reproducer: both ends checked first, the culprit reverted on bad, one report
 
 # kbranch bisect --good A --bad B [--config FILE] [--test SCRIPT]
-#                [--repeat N] [--variant NAME] [--tree DIR] [--report FILE]
+#                [--repeat N] [--guest busybox|debian] [--variant NAME]
+#                [--tree DIR] [--report FILE]
 #
 # The kernel's bisect guide (Documentation/admin-guide/verify-bugs-and-
 # bisect-regressions.rst) done by the machine, each step through
@@ -14,9 +15,10 @@
 #    test), before bisecting;
 #  - each step: the tester's config taken to the commit with "make
 #    olddefconfig", and compared with the config carried there from the
-#    nearest tested ancestor's (the report says where jumping and
-#    stepping differ); a kernel release naming the commit; a skip only
-#    with its reason; /proc/sys/kernel/tainted;
+#    nearest tested ancestor's: the step's progress line and its line in
+#    the report say "config: stepped = jumped", or "config: stepped
+#    DIFFERS from jumped" with the options; a kernel release naming the
+#    commit; a skip only with its reason; /proc/sys/kernel/tainted;
 #  - the end: the culprit reverted on top of B, built and tested the same
 #    way: "passed" confirms it, "failed" says it is not confirmed; the
 #    options the config gains or loses at the culprit against its parent.
@@ -28,16 +30,27 @@
 # A commit's result is kept by its tree, config, test, repeat and the
 # tests' version: a re-run builds nothing it built before.
 #
-# The guest is our busybox one; --variant NAME without --config bisects
-# with one of our variants' configs, and a Debian machine variant
-# (kind debian) runs its scenarios: --test and --repeat are refused there.
+# The guest is our busybox one, or with --guest debian the Debian 12
+# machine (bisect-tests/run --help): the tester's config taken to each
+# commit with olddefconfig and what the machine needs to boot in QEMU
+# merged onto it (the report lists the options the guest changed), the
+# kernel installed the Debian way, the test run once systemd reached its
+# target with the scratch disks (/dev/vda test_fs, /dev/vdb plain);
+# --repeat N is N boots, each from fresh disks, each running the test.
+# --variant NAME without --config bisects with one of our variants'
+# configs; one of kind debian is the Debian guest: with --test or
+# --repeat it boots the tester's machine, else runs its scenarios.
+#
+# One bisect per tree at a time: a second one on the same tree says so in
+# one line and exits 128 (a lock in the tree's git dir).
 #
 # Its last lines on stdout: "first bad commit: <sha> <subject>", "revert
 # check: passed|failed|not run (why)", then the report's path.  Exit 0
 # when a culprit is named, 1 when an end is wrong or none could be named,
 # 128 for bad input (one line, nothing built: not a kernel config, A not
 # an ancestor of B, a test script missing or not executable, a tree
-# without the series), 130/143 when interrupted (git bisect reset done,
+# without the series, a guest that is not busybox or debian, a bisect
+# already running on the tree), 130/143 when interrupted (git bisect reset done,
 # the report says where it stopped).
 
 KB_BISECT_GOOD=''
@@ -48,11 +61,11 @@ KB_BISECT_RUN_OPTS=()
 KB_BISECT_OPT_TEXT=''
 
 bisect_usage() {
-	die "usage: kbranch bisect --good A --bad B [--config FILE] [--test SCRIPT] [--repeat N] [--variant NAME] [--tree DIR] [--report FILE]"
+	die "usage: kbranch bisect --good A --bad B [--config FILE] [--test SCRIPT] [--repeat N] [--guest busybox|debian] [--variant NAME] [--tree DIR] [--report FILE]"
 }
 
 bisect_parse() {
-	local config='' test='' repeat=1 variant=''
+	local config='' test='' repeat=1 variant='' guest=''
 	while [ "$#" -gt 0 ]; do
 		[ "$#" -ge 2 ] || bisect_usage
 		case $1 in
@@ -64,6 +77,7 @@ bisect_parse() {
 		--test) test=$(readlink -f -- "$2" || printf '%s' "$2") ;;
 		--repeat) repeat=$2 ;;
 		--variant) variant=$2 ;;
+		--guest) guest=$2 ;;
 		*) bisect_usage ;;
 		esac
 		shift 2
@@ -73,8 +87,10 @@ bisect_parse() {
 	[ -n "$config" ] && KB_BISECT_RUN_OPTS+=(--config "$config")
 	[ -n "$test" ] && KB_BISECT_RUN_OPTS+=(--test "$test")
 	[ -n "$variant" ] && KB_BISECT_RUN_OPTS+=(--variant "$variant")
-	KB_BISECT_RUN_OPTS+=(--repeat "$repeat")
-	KB_BISECT_OPT_TEXT="config: ${config:-none (the variant config)}; test: ${test:-our checks}; repeat: $repeat; variant: ${variant:-default}"
+	KB_BISECT_GUEST_OPTS=()
+	[ -z "$guest" ] || KB_BISECT_GUEST_OPTS=(--guest "$guest")
+	KB_BISECT_RUN_OPTS+=(--repeat "$repeat" "${KB_BISECT_GUEST_OPTS[@]}")
+	KB_BISECT_OPT_TEXT="config: ${config:-none (the variant config)}; test: ${test:-our checks}; repeat: $repeat; guest: ${guest:-as the variant}; variant: ${variant:-default}"
 	: "${KB_BISECT_TREE:=$KTREE}"
 	return 0
 }
@@ -89,6 +105,7 @@ bisect_check_input() {
 	if [ ! -f "$KB_BISECT_TREE/Makefile" ] || [ ! -d "$KB_BISECT_TREE/fs/ext4" ] || ! tgit rev-parse --git-dir >/dev/null 2>&1; then
 		die "$KB_BISECT_TREE is not a kernel git tree"
 	fi
+	bisect_lock
 	tgit rev-parse -q --verify "$KB_BISECT_GOOD^{commit}" >/dev/null || die "--good $KB_BISECT_GOOD: no such commit in $KB_BISECT_TREE"
 	tgit rev-parse -q --verify "$KB_BISECT_BAD^{commit}" >/dev/null || die "--bad $KB_BISECT_BAD: no such commit in $KB_BISECT_TREE"
 	KB_BISECT_GOOD=$(tgit rev-parse "$KB_BISECT_GOOD^{commit}")
@@ -106,6 +123,21 @@ bisect_check_input() {
 	fi
 }
 
+# One bisect per tree: a second one would move HEAD under the first's
+# build and share its git bisect state.  flock on a file in the tree's git
+# dir, held on an fd until the run ends (the kernel drops it when the
+# holder dies: a killed run leaves no stale lock).
+bisect_lock() {
+	local file holder
+	file=$(tgit rev-parse --absolute-git-dir)/kbranch-bisect.lock
+	exec {KB_BISECT_LOCK_FD}>>"$file" || die "cannot open $file"
+	if ! flock -n "$KB_BISECT_LOCK_FD"; then
+		holder=$(cat "$file" 2>/dev/null) || true
+		die "another kbranch bisect is running on $KB_BISECT_TREE (${holder:-pid unknown}); wait for it to end"
+	fi
+	printf 'pid %s\n' "$$" >"$file"
+}
+
 # Does commit $1's history hold a commit of the series (a subject the
 # expectations table declares, the packaged import aside)?
 bisect_has_series() {
@@ -119,8 +151,9 @@ bisect_has_series() {
 # --- The record of the run: one line per step, the report made from it ----
 
 # A step's record, tab-separated: n role commit code verdict build boot
-# checks passes tainted seconds compiled log reason release; no field is
-# empty ("-"), since read joins a run of tabs into one.
+# checks passes tainted seconds compiled log reason release config (the
+# config carried stepwise against jumped: bisect_config_status); no field
+# is empty ("-"), since read joins a run of tabs into one.
 bisect_record() {
 	local IFS=$'\t' fields=() f
 	for f in "$@"; do fields+=("${f:--}"); done
@@ -140,18 +173,21 @@ bisect_report() {
 }
 
 bisect_report_text() {
-	local status=$1 n role commit code verdict build boot checks passes tainted seconds compiled log reason release
+	local status=$1 n role commit code verdict build boot checks passes tainted seconds compiled log reason release config
 	printf 'kbranch bisect report\n\nstatus: %s\n' "$status"
 	printf 'tree: %s\ngood: %s %s\nbad: %s %s\n%s\n' "$KB_BISECT_TREE" \
 		"$KB_BISECT_GOOD" "$(bisect_subject "$KB_BISECT_GOOD")" "$KB_BISECT_BAD" "$(bisect_subject "$KB_BISECT_BAD")" "$KB_BISECT_OPT_TEXT"
 	printf 'commits in the range: %s; builds: %s (at most %s: both ends, ceil(log2 n) steps, the revert); results reused: %s\n' \
 		"$KB_BISECT_N" "$(bisect_count_builds)" "$(bisect_max_builds)" "$(bisect_count_reused)"
 	printf '\nsteps (verdict, build/boot/checks, passes, /proc/sys/kernel/tainted, seconds, objects compiled):\n'
-	while IFS=$'\t' read -r n role commit code verdict build boot checks passes tainted seconds compiled log reason release; do
+	while IFS=$'\t' read -r n role commit code verdict build boot checks passes tainted seconds compiled log reason release config; do
 		printf '  %s. %-8s %s %s\n' "$n" "$role" "$commit" "$(bisect_subject "$commit")"
 		printf '     %s (exit %s): build=%s boot=%s checks=%s passes=%s tainted=%s %ss compiled=%s release=%s\n' \
 			"$verdict" "$code" "$build" "$boot" "$checks" "$passes" "$tainted" "$seconds" "$compiled" "$release"
 		[ "$reason" = - ] || printf '     why: %s\n' "$reason"
+		[ "$config" = - ] || printf '     config: %s\n' "$config"
+		[ ! -f "$KB_BISECT_DIR/configs/$commit.guest-added" ] ||
+			printf '     guest added: %s options (%s)\n' "$(wc -l <"$KB_BISECT_DIR/configs/$commit.guest-added")" "$KB_BISECT_DIR/configs/$commit.guest-added"
 		printf '     log: %s\n' "$log"
 		[ ! -d "${log%.log}.consoles" ] || printf '     consoles: %s\n' "${log%.log}.consoles"
 	done <"$KB_BISECT_DIR/steps"
@@ -162,9 +198,20 @@ bisect_report_text() {
 	if [ -f "$KB_BISECT_DIR/config-delta" ]; then sed 's/^/  /' "$KB_BISECT_DIR/config-delta"; else echo "  not known yet"; fi
 	printf '\nconfig carried stepwise against jumped (make olddefconfig):\n'
 	if [ -f "$KB_BISECT_DIR/config-steps" ]; then sed 's/^/  /' "$KB_BISECT_DIR/config-steps"; else echo "  nothing compared yet"; fi
+	bisect_guest_added_text
 	printf "\nthe culprit's .config: %s\n" "${KB_BISECT_CULPRIT_CONFIG:-not known yet}"
 	printf '\ngit bisect log:\n'
 	if [ -f "$KB_BISECT_DIR/bisect.log" ]; then sed 's/^/  /' "$KB_BISECT_DIR/bisect.log"; else tgit bisect log 2>/dev/null | sed 's/^/  /' || true; fi
+}
+
+# The options the guest (--guest debian) changed in the tester's config,
+# at the culprit or, before one is named, the bad end.
+bisect_guest_added_text() {
+	local commit=${KB_BISECT_CULPRIT:-$KB_BISECT_BAD} file
+	file=$KB_BISECT_DIR/configs/$commit.guest-added
+	[ -f "$file" ] || return 0
+	printf '\noptions the guest merged onto the tester'"'"'s config at %s (merge_config.sh; "n": not set):\n' "${commit:0:12}"
+	sed 's/^/  /' "$file"
 }
 
 # A bad step that passed some of its boots (--repeat): the culprit was
@@ -239,26 +286,51 @@ bisect_test_head() {
 		cat "$KBRANCH_WORK/build/$(bisect_field "$result" variant)/include/config/kernel.release" \
 			>"$cache.tmp.$$/release" 2>/dev/null || echo - >"$cache.tmp.$$/release"
 		[ ! -f "$(bisect_field "$result" config)" ] || cp "$(bisect_field "$result" config)" "$cache.tmp.$$/config"
+		[ ! -f "$rdir/guest-added" ] || cp "$rdir/guest-added" "$cache.tmp.$$/guest-added"
 		bisect_keep_consoles "$rdir" "$cache.tmp.$$/consoles"
 		rm -rf "$cache" && mv "$cache.tmp.$$" "$cache"
 	fi
 	KB_CODE=$code
 	release=$(cat "$cache/release" 2>/dev/null || echo -)
 	[ ! -f "$cache/config" ] || cp "$cache/config" "$KB_BISECT_DIR/configs/$commit.config"
+	[ ! -f "$cache/guest-added" ] || cp "$cache/guest-added" "$KB_BISECT_DIR/configs/$commit.guest-added"
+	[ "$role" = revert ] || bisect_config_steps
 	[ ! -d "$cache/consoles" ] || cp -r "$cache/consoles" "${log%.log}.consoles"
 	[ "$code" != 125 ] || reason=$(grep -m1 -E 'skip:|cannot test|flaky' "$log" | sed 's/^bisect-tests: //' || echo "exit 125")
 	bisect_record "$n" "$role" "$commit" "$code" "$(bisect_field "$result" verdict)" "$(bisect_field "$result" build)" \
 		"$(bisect_field "$result" boot)" "$(bisect_field "$result" checks)" "$(bisect_field "$result" passes)" \
-		"$(bisect_field "$result" tainted)" "$(bisect_field "$result" seconds)" "$compiled" "$log" "$reason" "$release"
+		"$(bisect_field "$result" tainted)" "$(bisect_field "$result" seconds)" "$compiled" "$log" "$reason" "$release" \
+		"$(bisect_config_status "$commit")"
 	say_step_result "$n" "$role" "$commit" "$result"
 }
 
+# The step's progress line; with the config's comparison when there is one.
 say_step_result() {
-	step "step $1 ($2): ${3:0:12}: $(bisect_field "$4" verdict) (build=$(bisect_field "$4" build) boot=$(bisect_field "$4" boot) checks=$(bisect_field "$4" checks) passes=$(bisect_field "$4" passes) tainted=$(bisect_field "$4" tainted))"
+	local config
+	config=$(bisect_config_status "$3")
+	step "step $1 ($2): ${3:0:12}: $(bisect_field "$4" verdict) (build=$(bisect_field "$4" build) boot=$(bisect_field "$4" boot) checks=$(bisect_field "$4" checks) passes=$(bisect_field "$4" passes) tainted=$(bisect_field "$4" tainted))${config:+; config: $config}"
 }
 
-# The consoles of run dir $1 (each boot's, with --repeat), into $2: the
-# run dir keeps the last step only.
+# Commit $1's config carried stepwise against jumped, in words: "stepped
+# = jumped (from <ancestor>)", "stepped DIFFERS from jumped (from
+# <ancestor>): <options>", "not compared: ..."; nothing when not compared.
+bisect_config_status() {
+	local line re='^[0-9a-f]+ carried from ([0-9a-f]+): (.*)$'
+	[ -f "$KB_BISECT_DIR/config-steps" ] || return 0
+	line=$(grep "^${1:0:12} " "$KB_BISECT_DIR/config-steps" | tail -n 1) || true
+	if [[ "$line" =~ $re ]]; then
+		case ${BASH_REMATCH[2]} in
+		'the same as jumped') echo "stepped = jumped (carried from ${BASH_REMATCH[1]})" ;;
+		*) echo "stepped DIFFERS from jumped (carried from ${BASH_REMATCH[1]}): ${BASH_REMATCH[2]#DIFFERS from jumped: }" ;;
+		esac
+	elif [ -n "$line" ]; then
+		echo "not compared: ${line#* from }"
+	fi
+}
+
+# The consoles of run dir $1 (each boot's, with --repeat; and the Debian
+# machine's report port, with the reproducer's words), into $2: the run
+# dir keeps the last step only.
 bisect_keep_consoles() {
 	local rdir=$1 dest=$2 f rel
 	[ -d "$rdir" ] || return 0
@@ -266,7 +338,7 @@ bisect_keep_consoles() {
 		rel=${f#"$rdir"/}
 		mkdir -p "$dest/$(dirname "$rel")"
 		cp "$f" "$dest/$rel"
-	done < <(find "$rdir" -name '*.console' -o -name console.log)
+	done < <(find "$rdir" -name '*.console' -o -name console.log -o -name report.txt)
 }
 
 # Field $2 of RESULT fields $1, or "-".
@@ -321,7 +393,6 @@ bisect_check_end() {
 	if [ "$KB_CODE" != "$code" ]; then
 		bisect_give_up "the $verdict end ${commit:0:12} is not $verdict: $(bisect_why "$n")"
 	fi
-	bisect_config_steps
 }
 
 # A setup error (128) or an interruption of bisect-tests/run is no verdict.
@@ -362,11 +433,14 @@ bisect_config_steps() {
 	[ -f "$jumped" ] && [ -n "$KB_BISECT_CONFIG" ] || return 0
 	anc=$(bisect_tested_ancestor "$head") || return 0
 	hash=$(sha256sum <"$KB_BISECT_DIR/configs/$anc.config" | cut -c1-12)
-	if ! out=$(cd "$KB_BISECT_TREE" && "$KB_REPO/bisect-tests/run" --config "$KB_BISECT_DIR/configs/$anc.config" --configure-only 2>&1); then
+	if ! out=$(cd "$KB_BISECT_TREE" && "$KB_REPO/bisect-tests/run" --config "$KB_BISECT_DIR/configs/$anc.config" \
+		"${KB_BISECT_GUEST_OPTS[@]}" --configure-only 2>&1); then
 		printf '%s from %s: could not be made: %s\n' "${head:0:12}" "${anc:0:12}" "$(tail -n 1 <<<"$out")" >>"$KB_BISECT_DIR/config-steps"
 		return 0
 	fi
+	# The tester's variant's build dir (bisect-tests/lib/tester.sh).
 	carried=$KBRANCH_WORK/build/tester-$hash/.config
+	[ "${KB_BISECT_GUEST_OPTS[*]}" != '--guest debian' ] || carried=$KBRANCH_WORK/build/tester-$hash-debian/.config
 	if diff -q <(bisect_config_lines "$jumped") <(bisect_config_lines "$carried") >/dev/null; then
 		printf '%s carried from %s: the same as jumped\n' "${head:0:12}" "${anc:0:12}" >>"$KB_BISECT_DIR/config-steps"
 	else
@@ -414,7 +488,6 @@ bisect_steps() {
 		fi
 		bisect_test_head "$n" step
 		bisect_stop_unless_verdict
-		bisect_config_steps
 		case $KB_CODE in
 		0) out=$(tgit bisect good 2>&1) ;;
 		1) out=$(tgit bisect bad 2>&1) ;;
