@@ -87,14 +87,13 @@ debian_machine_key() {
 }
 
 # "keys | why" of the expect line for machine $2 at step $3 in scenario $1;
-# fails when the scenario declares nothing for that step.
+# nothing when the scenario declares nothing for that step.
 debian_expect_line() {
 	awk -F' *[|] *' -v m="$2" -v s="$3" '
 		$1 ~ /^expect / && $2 == m {
 			steps = $1; sub(/^expect +/, "", steps)
-			if (index("," steps ",", "," s ",")) { print $3 " | " $4; found = 1; exit }
-		}
-		END { exit !found }' "$(debian_scenario_file "$1")"
+			if (index("," steps ",", "," s ",")) { print $3 " | " $4; exit }
+		}' "$(debian_scenario_file "$1")"
 }
 
 # Value of key $2 in the keys "k=v k=v" $1.
@@ -291,12 +290,13 @@ debian_config_carried() {
 # without the base in its history (the packaged tree) a carried variant
 # is made fresh: there is nothing to carry it from.
 debian_config_generate() {
-	local v=$1 bdir scratch base
+	local v=$1 bdir scratch base tester
 	bdir=$(build_dir "$v")
 	scratch=$bdir/bisect-tests.config
 	mkdir -p "$bdir"
 	base=$(debian_base_commit)
-	if [ "$(tester_variant "$v")" = yes ]; then
+	tester=$(tester_variant "$v")
+	if [ "$tester" = yes ]; then
 		debian_config_tester "$v" "$scratch" || return 1
 	elif variant_has "$v" carried && [ -n "$base" ]; then
 		debian_config_carried "$v" "$scratch" "$base" || return 1
@@ -320,11 +320,12 @@ debian_intent() {
 # names this commit builds from, as Debian has them; a stepped config
 # that differs from the jumped one.
 debian_config_check() {
-	local v=$1 config rdir what want have symbol bad=0
+	local v=$1 config rdir what want have symbol tester bad=0
 	rdir=$(run_dir "$v")
 	config=$(build_dir "$v")/.config
 	# A tester's config intends what it says; their test judges it.
-	[ "$(tester_variant "$v")" = no ] || return 0
+	tester=$(tester_variant "$v")
+	[ "$tester" = no ] || return 0
 	for what in fs:CONFIG_EXT4_FS acl:CONFIG_EXT4_FS_POSIX_ACL sec:CONFIG_EXT4_FS_SECURITY; do
 		want=$(debian_intent "$v" "${what#*:}")
 		symbol=$(used_symbol "${what%%:*}")
@@ -430,20 +431,23 @@ debian_mkfs() {
 # initramfs boot, the initramfs, in the machine's dir.  The host's tools
 # do all of it, the same at every commit: a failure is the machine's, 128.
 debian_machine_make() {
-	local v=$1 scen=$2 machine=$3 mdir root release data start=$SECONDS
+	local v=$1 scen=$2 machine=$3 mdir root release data image boot kind start=$SECONDS
 	mdir=$(debian_machine_dir "$v" "$scen" "$machine")
 	root=$mdir/root
 	release=$(build_release "$v")
+	image=$(debian_image_dir)
+	boot=$(debian_machine_key "$scen" "$machine" boot)
+	kind=$(debian_machine_key "$scen" "$machine" root)
 	rm -rf "$mdir"
 	mkdir -p "$mdir"
-	cp -a --reflink=auto "$(debian_image_dir)/root" "$root" || debian_machine_fault "$v" copying "$mdir"
+	cp -a --reflink=auto "$image/root" "$root" || debian_machine_fault "$v" copying "$mdir"
 	debian_install_kernel "$v" "$root" || debian_machine_fault "$v" "make modules_install" "$(run_dir "$v")/build.log"
 	debian_machine_files "$root" "$scen" "$machine" || debian_machine_fault "$v" "writing the machine's files" "$mdir"
-	if [ "$(debian_machine_key "$scen" "$machine" boot)" = initramfs ]; then
+	if [ "$boot" = initramfs ]; then
 		logged "$mdir/make.log" debian_mkinitramfs "$root" "$release" || debian_machine_fault "$v" mkinitramfs "$mdir/make.log"
 		cp "$root/boot/initrd.img-$release" "$mdir/initrd.img" || debian_machine_fault "$v" mkinitramfs "$mdir/make.log"
 	fi
-	logged "$mdir/make.log" debian_mkfs "$root" "$mdir/root.img" "$(debian_machine_key "$scen" "$machine" root)" \
+	logged "$mdir/make.log" debian_mkfs "$root" "$mdir/root.img" "$kind" \
 		debian-root "$DEBIAN_ROOT_UUID" "$DEBIAN_IMAGE_SIZE" || debian_machine_fault "$v" "mke2fs of the root" "$mdir/make.log"
 	data=$(debian_machine_key "$scen" "$machine" data)
 	if [ "$data" != none ]; then
@@ -468,8 +472,9 @@ debian_machine_fault() {
 # for an initramfs (udev resolves it); without one the kernel resolves no
 # UUID= (only PARTUUID=), and the device is named, as for such kernels.
 debian_cmdline() {
-	local root=UUID=$DEBIAN_ROOT_UUID
-	[ "$(debian_machine_key "$2" "$3" boot)" = initramfs ] || root=/dev/vda
+	local root=UUID=$DEBIAN_ROOT_UUID boot
+	boot=$(debian_machine_key "$2" "$3" boot)
+	[ "$boot" = initramfs ] || root=/dev/vda
 	printf 'root=%s ro console=ttyS0 %s\n' "$root" "$(debian_machine_key "$2" "$3" cmdline)"
 }
 
@@ -595,21 +600,28 @@ debian_seen_key() {
 	esac
 }
 
-# Does the observation satisfy root=$2 ("/"-separated types, none, said)?
+# "yes" when the observation satisfies root=$2 ("/"-separated types,
+# none, said), else "no".
 debian_root_ok() {
 	local obs=$1 want=$2 seen
 	seen=$(debian_seen_key "$obs" root)
-	[[ "/$want/" == *"/$seen/"* ]] && return 0
+	if [[ "/$want/" == *"/$seen/"* ]]; then
+		echo yes
 	# said: not mounted, and ext4 said why (the test_fs flag, or ext4dev).
-	[ "$seen" = none ] && [[ "/$want/" == */said/* ]] &&
-		grep -qE '^klog: .*EXT4-fs.*(test_fs|test code|ext4dev)' "$obs"
+	elif [ "$seen" = none ] && [[ "/$want/" == */said/* ]] &&
+		grep -qE '^klog: .*EXT4-fs.*(test_fs|test code|ext4dev)' "$obs"; then
+		echo yes
+	else
+		echo no
+	fi
 }
 
 # Judge one observation against "keys | why"; prints a line per key that
 # does not hold.  Returns 2 when the boot itself failed (it hung, or the
 # root was declared mounted and was not), 1 for any other failure.
 debian_judge() {
-	local obs=$1 keys=$2 why=$3 key want seen rc=0
+	local obs=$1 keys=$2 why=$3 key want seen seen_root root_ok rc=0
+	seen_root=$(debian_seen_key "$obs" root)
 	case $(debian_seen "$obs" end) in
 	report | "the initramfs shell" | "a kernel panic"*) ;;
 	*) echo "the boot did not end: $(debian_seen "$obs" end)"; return 2 ;;
@@ -619,9 +631,9 @@ debian_judge() {
 		[ -n "$want" ] || continue
 		seen=$(debian_seen_key "$obs" "$key")
 		case $key in
-		root) debian_root_ok "$obs" "$want" && continue ;;
+		root) root_ok=$(debian_root_ok "$obs" "$want"); [ "$root_ok" = no ] || continue ;;
 		noklog) [ "$seen" != "$want" ] && continue ;;
-		data) [ "$(debian_seen_key "$obs" root)" != none ] || continue; [[ "/$want/" == *"/$seen/"* ]] && continue ;;
+		data) [ "$seen_root" != none ] || continue; [[ "/$want/" == *"/$seen/"* ]] && continue ;;
 		*) [ "$seen" = "$want" ] && continue ;;
 		esac
 		echo "$key=$want declared, seen: $(debian_seen_line "$obs" "$key") ($why)"
@@ -632,10 +644,11 @@ debian_judge() {
 
 # What to print for a key that does not hold: the observation's own words.
 debian_seen_line() {
-	local obs=$1 key=$2
+	local obs=$1 key=$2 seen_root
+	seen_root=$(debian_seen_key "$obs" root)
 	case $key in
 	root)
-		if [ "$(debian_seen_key "$obs" root)" = none ]; then
+		if [ "$seen_root" = none ]; then
 			echo "root not mounted: $(debian_seen "$obs" end)"
 		else
 			echo "root: $(debian_seen "$obs" root)"
@@ -694,12 +707,13 @@ debian_boot_judge() {
 # One line for a machine's observation: without a report, only the root
 # and how the boot ended are known.
 debian_summary() {
-	local obs=$1 key out=()
+	local obs=$1 key out=() end
+	end=$(debian_seen "$obs" end)
 	for key in root data modules failed; do
-		[ "$key" = root ] || [ "$(debian_seen "$obs" end)" = report ] || continue
+		[ "$key" = root ] || [ "$end" = report ] || continue
 		out+=("$key=$(debian_seen_key "$obs" "$key")")
 	done
-	out+=("end=$(debian_seen "$obs" end | cut -d: -f1)")
+	out+=("end=${end%%:*}")
 	printf '%s\n' "${out[*]}"
 }
 
@@ -707,8 +721,8 @@ debian_summary() {
 # boot failed twice; 125 failed, then held on the second boot (flaky).
 debian_machine() {
 	local v=$1 scen=$2 machine=$3 line keys why mdir rc=0
-	line=$(debian_expect_line "$scen" "$machine" "$(expect step)") ||
-		die_setup "scenario $scen declares nothing for machine $machine at step $(expect step)"
+	line=$(debian_expect_line "$scen" "$machine" "$(expect step)")
+	[ -n "$line" ] || die_setup "scenario $scen declares nothing for machine $machine at step $(expect step)"
 	keys=${line%% | *} why=${line#* | }
 	mdir=$(debian_machine_dir "$v" "$scen" "$machine")
 	step "$v: $scen/$machine: making the machine ($mdir/make.log)"
@@ -754,11 +768,12 @@ debian_show_reference() {
 
 # stage_boot_checks for kind debian: sets BOOT and CHECKS.
 debian_stage_boot_checks() {
-	local v=$1 scen machine rc
+	local v=$1 scen machine rc runs_tester
 	debian_check_tools
 	# Once per run, in this shell: the machines copy it.
 	debian_image_dir >/dev/null
-	if [ "$(debian_runs_tester "$v")" = yes ]; then
+	runs_tester=$(debian_runs_tester "$v")
+	if [ "$runs_tester" = yes ]; then
 		debian_stage_tester "$v"
 		return 0
 	fi
@@ -791,7 +806,9 @@ DEBIAN_SCRATCH_SIZE=64M
 # "yes" when variant $1 boots the tester's machine instead of its
 # scenarios: the tester's config, or a test or repeated boots asked for.
 debian_runs_tester() {
-	if [ "$(tester_variant "$1")" = yes ] || [ -n "$BT_TEST_SCRIPT" ] || [ "$BT_REPEAT" -gt 1 ]; then
+	local tester
+	tester=$(tester_variant "$1")
+	if [ "$tester" = yes ] || [ -n "$BT_TEST_SCRIPT" ] || [ "$BT_REPEAT" -gt 1 ]; then
 		echo yes
 	else
 		echo no
@@ -802,12 +819,13 @@ debian_runs_tester() {
 # judging each boot; at a step where the machine's root cannot be mounted
 # (its expect line says root=none), no boot: the commit cannot be tested.
 debian_stage_tester() {
-	local v=$1 scen=$DEBIAN_TESTER_SCENARIO line mdir
+	local v=$1 scen=$DEBIAN_TESTER_SCENARIO line mdir root
 	debian_check_scenario "$scen"
-	line=$(debian_expect_line "$scen" tester "$(expect step)") ||
-		die_setup "scenario $scen declares nothing for its machine at step $(expect step)"
+	line=$(debian_expect_line "$scen" tester "$(expect step)")
+	[ -n "$line" ] || die_setup "scenario $scen declares nothing for its machine at step $(expect step)"
 	DEBIAN_TESTER_KEYS=${line%% | *} DEBIAN_TESTER_WHY=${line#* | }
-	if [ "$(debian_key_of "$DEBIAN_TESTER_KEYS" root)" = none ]; then
+	root=$(debian_key_of "$DEBIAN_TESTER_KEYS" root)
+	if [ "$root" = none ]; then
 		BOOT=ok CHECKS=untestable
 		say "$v: skip: the Debian machine cannot test step $(expect step): $DEBIAN_TESTER_WHY"
 		return 0

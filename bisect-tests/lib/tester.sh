@@ -25,22 +25,28 @@ BT_TESTER_VARIANT=''
 # busybox or debian; empty: the variant's own (kind debian: the Debian machine).
 BT_GUEST=''
 
-# A file is a kernel config when every line is blank, a comment or a
-# CONFIG_ assignment, and one at least is an assignment or "is not set"
-# (a savedefconfig file has no comments at all).
+# "yes" when file $1 is a kernel config, else "no": every line is blank,
+# a comment or a CONFIG_ assignment, and one at least is an assignment or
+# "is not set" (a savedefconfig file has no comments at all).
 tester_is_kernel_config() {
 	local file=$1
-	grep -qE '^(CONFIG_[A-Za-z0-9_]+=|# CONFIG_[A-Za-z0-9_]+ is not set)' "$file" || return 1
-	! grep -qvE '^[[:space:]]*$|^#|^CONFIG_[A-Za-z0-9_]+=' "$file"
+	if grep -qE '^(CONFIG_[A-Za-z0-9_]+=|# CONFIG_[A-Za-z0-9_]+ is not set)' "$file" &&
+		! grep -qvE '^[[:space:]]*$|^#|^CONFIG_[A-Za-z0-9_]+=' "$file"; then
+		echo yes
+	else
+		echo no
+	fi
 }
 
 # Checks the options; one line and 128 for each bad one, before anything
 # is built.
 tester_options_check() {
+	local is_config
 	if [ -n "$BT_TESTER_CONFIG" ]; then
 		[ -f "$BT_TESTER_CONFIG" ] || die_setup "--config $BT_TESTER_CONFIG: no such file"
 		[ -r "$BT_TESTER_CONFIG" ] || die_setup "--config $BT_TESTER_CONFIG: not readable"
-		tester_is_kernel_config "$BT_TESTER_CONFIG" ||
+		is_config=$(tester_is_kernel_config "$BT_TESTER_CONFIG")
+		[ "$is_config" = yes ] ||
 			die_setup "--config $BT_TESTER_CONFIG: not a kernel config (no CONFIG_ lines, or lines that are neither CONFIG_ nor comments)"
 		BT_TESTER_CONFIG=$(readlink -f "$BT_TESTER_CONFIG")
 	fi
@@ -144,7 +150,8 @@ tester_checks_from() {
 tester_boot_busybox() {
 	local v=$1 i=$2 rdir t
 	rdir=$(run_dir "$v")
-	if stage_boot "$v"; then
+	stage_boot "$v"
+	if [ "$BOOT" = ok ]; then
 		if [ -n "$BT_TEST_SCRIPT" ]; then stage_reproducer "$v"; else stage_checks "$v"; fi
 	fi
 	t=$(facts_get "$rdir/facts" tainted 2>/dev/null | tail -n 1)

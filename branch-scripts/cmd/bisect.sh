@@ -95,30 +95,38 @@ bisect_parse() {
 	return 0
 }
 
+# git in the tree, as the committer kbranch.  Where git's answer is a
+# condition, git is called directly: a function called in a condition runs
+# with set -e off.
+KB_BISECT_IDENTITY=(-c user.name=kbranch -c user.email=kbranch@localhost)
+
 tgit() {
-	git -C "$KB_BISECT_TREE" -c user.name=kbranch -c user.email=kbranch@localhost "$@"
+	git -C "$KB_BISECT_TREE" "${KB_BISECT_IDENTITY[@]}" "$@"
 }
 
 # Bad input: one line, 128, before anything is checked out or built.
 bisect_check_input() {
-	local why
-	if [ ! -f "$KB_BISECT_TREE/Makefile" ] || [ ! -d "$KB_BISECT_TREE/fs/ext4" ] || ! tgit rev-parse --git-dir >/dev/null 2>&1; then
+	local why has_series changes gitdir
+	if [ ! -f "$KB_BISECT_TREE/Makefile" ] || [ ! -d "$KB_BISECT_TREE/fs/ext4" ] || ! git -C "$KB_BISECT_TREE" rev-parse --git-dir >/dev/null 2>&1; then
 		die "$KB_BISECT_TREE is not a kernel git tree"
 	fi
 	bisect_lock
-	tgit rev-parse -q --verify "$KB_BISECT_GOOD^{commit}" >/dev/null || die "--good $KB_BISECT_GOOD: no such commit in $KB_BISECT_TREE"
-	tgit rev-parse -q --verify "$KB_BISECT_BAD^{commit}" >/dev/null || die "--bad $KB_BISECT_BAD: no such commit in $KB_BISECT_TREE"
+	git -C "$KB_BISECT_TREE" rev-parse -q --verify "$KB_BISECT_GOOD^{commit}" >/dev/null || die "--good $KB_BISECT_GOOD: no such commit in $KB_BISECT_TREE"
+	git -C "$KB_BISECT_TREE" rev-parse -q --verify "$KB_BISECT_BAD^{commit}" >/dev/null || die "--bad $KB_BISECT_BAD: no such commit in $KB_BISECT_TREE"
 	KB_BISECT_GOOD=$(tgit rev-parse "$KB_BISECT_GOOD^{commit}")
 	KB_BISECT_BAD=$(tgit rev-parse "$KB_BISECT_BAD^{commit}")
-	if [ "$KB_BISECT_GOOD" = "$KB_BISECT_BAD" ] || ! tgit merge-base --is-ancestor "$KB_BISECT_GOOD" "$KB_BISECT_BAD"; then
+	if [ "$KB_BISECT_GOOD" = "$KB_BISECT_BAD" ] || ! git -C "$KB_BISECT_TREE" merge-base --is-ancestor "$KB_BISECT_GOOD" "$KB_BISECT_BAD"; then
 		die "--good $KB_BISECT_GOOD is not an ancestor of --bad $KB_BISECT_BAD"
 	fi
-	bisect_has_series "$KB_BISECT_BAD" ||
+	has_series=$(bisect_has_series "$KB_BISECT_BAD")
+	[ "$has_series" = yes ] ||
 		die "$KB_BISECT_TREE has no commit of the ext4 series in the history of $KB_BISECT_BAD (git pull the branch first)"
 	why=$(cd "$KB_BISECT_TREE" && "$KB_REPO/bisect-tests/run" --check-options "${KB_BISECT_RUN_OPTS[@]}" 2>&1 >/dev/null) ||
 		die "${why#bisect-tests: }"
-	[ -z "$(tgit status --porcelain --untracked-files=no)" ] || die "$KB_BISECT_TREE has uncommitted changes; commit or stash them first"
-	if [ -f "$(tgit rev-parse --absolute-git-dir)/BISECT_START" ]; then
+	changes=$(tgit status --porcelain --untracked-files=no)
+	[ -z "$changes" ] || die "$KB_BISECT_TREE has uncommitted changes; commit or stash them first"
+	gitdir=$(tgit rev-parse --absolute-git-dir)
+	if [ -f "$gitdir/BISECT_START" ]; then
 		die "$KB_BISECT_TREE has a git bisect in progress; 'git bisect reset' there first"
 	fi
 }
@@ -138,14 +146,14 @@ bisect_lock() {
 	printf 'pid %s\n' "$$" >"$file"
 }
 
-# Does commit $1's history hold a commit of the series (a subject the
-# expectations table declares, the packaged import aside)?
+# "yes" when commit $1's history holds a commit of the series (a subject
+# the expectations table declares, the packaged import aside), else "no".
 bisect_has_series() {
 	local subjects history
 	subjects=$(sed -n 's/^\([^#].*\) | .*/\1/p' "$KB_REPO/bisect-tests/expectations" | grep -v '^Import linux-source' || true)
 	# Read whole first: grep -q stops early, and git log's SIGPIPE would fail the pipe.
 	history=$(tgit log --format=%s -n 2000 "$1")
-	grep -qxF -f <(printf '%s\n' "$subjects") <<<"$history"
+	if grep -qxF -f <(printf '%s\n' "$subjects") <<<"$history"; then echo yes; else echo no; fi
 }
 
 # --- The record of the run: one line per step, the report made from it ----
@@ -201,7 +209,12 @@ bisect_report_text() {
 	bisect_guest_added_text
 	printf "\nthe culprit's .config: %s\n" "${KB_BISECT_CULPRIT_CONFIG:-not known yet}"
 	printf '\ngit bisect log:\n'
-	if [ -f "$KB_BISECT_DIR/bisect.log" ]; then sed 's/^/  /' "$KB_BISECT_DIR/bisect.log"; else tgit bisect log 2>/dev/null | sed 's/^/  /' || true; fi
+	if [ -f "$KB_BISECT_DIR/bisect.log" ]; then
+		sed 's/^/  /' "$KB_BISECT_DIR/bisect.log"
+	else
+		log=$(git -C "$KB_BISECT_TREE" bisect log 2>/dev/null) || true
+		[ -z "$log" ] || printf '%s\n' "$log" | sed 's/^/  /'
+	fi
 }
 
 # The options the guest (--guest debian) changed in the tester's config,
@@ -256,7 +269,7 @@ bisect_key() {
 # Test HEAD of the tree as step $1 in role $2; sets KB_CODE and records
 # the step.  A result kept under the same key is reused, built nothing.
 bisect_test_head() {
-	local n=$1 role=$2 commit key cache log result code=0 compiled rdir reason=- release
+	local n=$1 role=$2 commit key cache log result code=0 compiled rdir reason=- release variant config
 	commit=$(tgit rev-parse HEAD)
 	key=$(bisect_key "$commit")
 	cache=$KBRANCH_WORK/bisect/cache/$key
@@ -271,7 +284,8 @@ bisect_test_head() {
 		step "step $n ($role): ${commit:0:12}: the result kept for this tree, config and test: $(bisect_field "$result" verdict)"
 	else
 		step "step $n ($role): ${commit:0:12} $(bisect_subject "$commit") (log: $log)"
-		bisect_run_tests "$log" || code=$?
+		bisect_run_tests "$log"
+		code=$KB_RUN_CODE
 		KB_CODE=$code
 		[ "$code" = 0 ] || [ "$code" = 1 ] || [ "$code" = 125 ] || return 0
 		result=$(sed -n 's/^RESULT //p' "$log" | tail -n 1)
@@ -283,9 +297,11 @@ bisect_test_head() {
 		printf '%s\n' "$code" >"$cache.tmp.$$/code"
 		printf '%s\n' "$commit" >"$cache.tmp.$$/commit"
 		# The release this step's kernel booted as: it names the commit.
-		cat "$KBRANCH_WORK/build/$(bisect_field "$result" variant)/include/config/kernel.release" \
+		variant=$(bisect_field "$result" variant)
+		config=$(bisect_field "$result" config)
+		cat "$KBRANCH_WORK/build/$variant/include/config/kernel.release" \
 			>"$cache.tmp.$$/release" 2>/dev/null || echo - >"$cache.tmp.$$/release"
-		[ ! -f "$(bisect_field "$result" config)" ] || cp "$(bisect_field "$result" config)" "$cache.tmp.$$/config"
+		[ ! -f "$config" ] || cp "$config" "$cache.tmp.$$/config"
 		[ ! -f "$rdir/guest-added" ] || cp "$rdir/guest-added" "$cache.tmp.$$/guest-added"
 		bisect_keep_consoles "$rdir" "$cache.tmp.$$/consoles"
 		rm -rf "$cache" && mv "$cache.tmp.$$" "$cache"
@@ -353,14 +369,16 @@ bisect_field() {
 # bisect-tests/run in the background, so that a signal reaches this
 # shell's trap at once (bash runs a trap only after a foreground command
 # ends), and in a process group of its own (set -m), so that the trap
-# stops it with its make, compilers and QEMU.
+# stops it with its make, compilers and QEMU.  Its exit code in
+# KB_RUN_CODE: the caller is then no condition, and keeps set -e.
 bisect_run_tests() {
 	local log=$1
 	set -m
 	(cd "$KB_BISECT_TREE" && exec "$KB_REPO/bisect-tests/run" "${KB_BISECT_RUN_OPTS[@]}") >"$log" 2>&1 &
 	KB_CHILD=$!
 	set +m
-	wait "$KB_CHILD"
+	KB_RUN_CODE=0
+	wait "$KB_CHILD" || KB_RUN_CODE=$?
 }
 
 # --- The guide's checks --------------------------------------------------
@@ -411,8 +429,8 @@ bisect_give_up() {
 bisect_stopped() {
 	local why=$1 code=$2
 	trap - INT TERM
-	tgit bisect log >"$KB_BISECT_DIR/bisect.log" 2>/dev/null || true
-	tgit bisect reset >/dev/null 2>&1 || true
+	git -C "$KB_BISECT_TREE" bisect log >"$KB_BISECT_DIR/bisect.log" 2>/dev/null || true
+	git -C "$KB_BISECT_TREE" bisect reset >/dev/null 2>&1 || true
 	bisect_report "stopped at step $(bisect_steps_done), $(tgit rev-parse --short=12 HEAD 2>/dev/null) checked out before the reset: $why"
 	printf 'kbranch: %s\n' "$why" >&2
 	printf '%s\n' "$KB_BISECT_REPORT"
@@ -427,11 +445,12 @@ bisect_steps_done() {
 # nearest tested ancestor's config, against the one made from theirs
 # directly: the same, or the options that differ.
 bisect_config_steps() {
-	local head anc jumped carried hash out
+	local head anc jumped carried hash out jumped_lines carried_lines
 	head=$(tgit rev-parse HEAD)
 	jumped=$KB_BISECT_DIR/configs/$head.config
 	[ -f "$jumped" ] && [ -n "$KB_BISECT_CONFIG" ] || return 0
-	anc=$(bisect_tested_ancestor "$head") || return 0
+	anc=$(bisect_tested_ancestor "$head")
+	[ -n "$anc" ] || return 0
 	hash=$(sha256sum <"$KB_BISECT_DIR/configs/$anc.config" | cut -c1-12)
 	if ! out=$(cd "$KB_BISECT_TREE" && "$KB_REPO/bisect-tests/run" --config "$KB_BISECT_DIR/configs/$anc.config" \
 		"${KB_BISECT_GUEST_OPTS[@]}" --configure-only 2>&1); then
@@ -441,21 +460,24 @@ bisect_config_steps() {
 	# The tester's variant's build dir (bisect-tests/lib/tester.sh).
 	carried=$KBRANCH_WORK/build/tester-$hash/.config
 	[ "${KB_BISECT_GUEST_OPTS[*]}" != '--guest debian' ] || carried=$KBRANCH_WORK/build/tester-$hash-debian/.config
-	if diff -q <(bisect_config_lines "$jumped") <(bisect_config_lines "$carried") >/dev/null; then
+	jumped_lines=$(bisect_config_lines "$jumped")
+	carried_lines=$(bisect_config_lines "$carried")
+	if [ "$jumped_lines" = "$carried_lines" ]; then
 		printf '%s carried from %s: the same as jumped\n' "${head:0:12}" "${anc:0:12}" >>"$KB_BISECT_DIR/config-steps"
 	else
 		printf '%s carried from %s: DIFFERS from jumped: %s\n' "${head:0:12}" "${anc:0:12}" \
-			"$(diff <(bisect_config_lines "$jumped") <(bisect_config_lines "$carried") | grep '^[<>]' | tr '\n' ' ')" >>"$KB_BISECT_DIR/config-steps"
+			"$(diff <(printf '%s\n' "$jumped_lines") <(printf '%s\n' "$carried_lines") | grep '^[<>]' | tr '\n' ' ')" >>"$KB_BISECT_DIR/config-steps"
 	fi
 }
 
-# The nearest ancestor of $1 with a .config kept in this run.
+# The nearest ancestor of $1 with a .config kept in this run; nothing
+# when there is none.
 bisect_tested_ancestor() {
-	local c
-	for c in $(tgit rev-list --first-parent -n 200 "$1^" 2>/dev/null); do
+	local c ancestors
+	ancestors=$(git -C "$KB_BISECT_TREE" rev-list --first-parent -n 200 "$1^" 2>/dev/null) || true
+	for c in $ancestors; do
 		[ ! -f "$KB_BISECT_DIR/configs/$c.config" ] || { echo "$c"; return 0; }
 	done
-	return 1
 }
 
 # A .config's options, one "CONFIG_X value" a line ("n" for not set),
@@ -481,8 +503,10 @@ bisect_config_delta() {
 # git bisect, step by step: each commit tested, marked, the report written.
 bisect_steps() {
 	local n=3 out=''
-	out=$(tgit bisect bad "$KB_BISECT_BAD" 2>&1 && tgit bisect good "$KB_BISECT_GOOD" 2>&1)
-	while ! KB_BISECT_CULPRIT=$(bisect_first_bad "$out"); do
+	out=$(tgit bisect bad "$KB_BISECT_BAD" 2>&1)
+	out+=$'\n'$(tgit bisect good "$KB_BISECT_GOOD" 2>&1)
+	KB_BISECT_CULPRIT=$(bisect_first_bad "$out")
+	while [ -z "$KB_BISECT_CULPRIT" ]; do
 		if grep -q "only 'skip'ped commits left" <<<"$out"; then
 			bisect_give_up "only skipped commits are left: the first bad commit is one of them ($(tr '\n' ' ' <<<"$out"))"
 		fi
@@ -495,12 +519,13 @@ bisect_steps() {
 		esac
 		bisect_report running
 		n=$((n + 1))
+		KB_BISECT_CULPRIT=$(bisect_first_bad "$out")
 	done
 }
 
-# The culprit's sha from git bisect's words, or fail.
+# The culprit's sha from git bisect's words; nothing when not named yet.
 bisect_first_bad() {
-	sed -n 's/^\([0-9a-f]\{40\}\) is the first bad commit$/\1/p' <<<"$1" | grep .
+	sed -n 's/^\([0-9a-f]\{40\}\) is the first bad commit$/\1/p' <<<"$1"
 }
 
 # The culprit reverted on top of the bad end, built and tested the same way.
@@ -508,8 +533,8 @@ bisect_revert_check() {
 	local n
 	n=$(($(bisect_steps_done) + 1))
 	tgit checkout -q --detach "$KB_BISECT_BAD"
-	if ! tgit revert --no-edit "$KB_BISECT_CULPRIT" >"$KB_BISECT_DIR/logs/revert.log" 2>&1; then
-		tgit revert --abort >/dev/null 2>&1 || true
+	if ! git -C "$KB_BISECT_TREE" "${KB_BISECT_IDENTITY[@]}" revert --no-edit "$KB_BISECT_CULPRIT" >"$KB_BISECT_DIR/logs/revert.log" 2>&1; then
+		git -C "$KB_BISECT_TREE" revert --abort >/dev/null 2>&1 || true
 		KB_BISECT_REVERT="not run (the revert does not apply on the bad end: $(grep -m1 -E 'CONFLICT|error' "$KB_BISECT_DIR/logs/revert.log" || echo conflict))"
 		return 0
 	fi
@@ -564,7 +589,7 @@ run() {
 	bisect_config_delta "$KB_BISECT_CULPRIT"
 	bisect_report running
 	bisect_revert_check
-	tgit bisect log >"$KB_BISECT_DIR/bisect.log" 2>&1 || true
+	git -C "$KB_BISECT_TREE" bisect log >"$KB_BISECT_DIR/bisect.log" 2>&1 || true
 	trap - INT TERM
 	tgit bisect reset >/dev/null 2>&1
 	bisect_report "done"
