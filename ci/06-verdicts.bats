@@ -169,6 +169,11 @@ canned_stages() {
 	cd "$BATS_TEST_TMPDIR"
 	must_fail_with_one_line "$REPO/bisect-tests/run"
 	[ "$status" -eq 128 ]
+	# A key the expectations table has not (it once died on an unbound
+	# variable, with 1, which kbranch would have read as bad).
+	must_fail_with_one_line "$REPO/bisect-tests/run" --print-declared no-such-key
+	[ "$status" -eq 128 ]
+	[[ "$stderr" == *"--print-declared no-such-key: no such key"* ]]
 }
 
 @test "verdicts combine: bad wins over skip and good, in any order; skip over good" {
