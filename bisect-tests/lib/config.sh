@@ -164,11 +164,12 @@ config_used_problems() {
 
 # Every ext4 option the variant's fragment sets must have that value.
 config_check() {
-	local variant=$1 config want have symbol line problems kind compat fragment bad=0
+	local variant=$1 config want have symbol line problems kind compat fragment tester bad=0
 	kind=$(variant_field "$variant" kind)
 	[ "$kind" != debian ] || { debian_config_check "$variant"; return; }
 	# A tester's config intends what it says; their test judges it.
-	! variant_has "$variant" tester || return 0
+	tester=$(variant_trait "$variant" tester)
+	[ "$tester" = no ] || return 0
 	problems=$(config_used_problems "$variant")
 	if [ -n "$problems" ]; then
 		say_each "$problems"

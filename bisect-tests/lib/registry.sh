@@ -21,7 +21,15 @@ variant_field() {
 	return 1
 }
 
-# Has variant $1 trait $2?
+# Has variant $1 trait $2?  yes or no: a lookup, so that no caller asks
+# it in a condition, where set -e would not hold.
+variant_trait() {
+	local traits
+	traits=$(variant_field "$1" traits)
+	if [[ ",$traits," == *",$2,"* ]]; then echo yes; else echo no; fi
+}
+
+# Has variant $1 trait $2?  (The form debian-boot.sh still asks.)
 variant_has() {
 	[[ ",$(variant_field "$1" traits)," == *",$2,"* ]]
 }

@@ -116,8 +116,9 @@ tester_guest_mismatch() {
 # (uname -r, the console's first lines): LOCALVERSION, which kbuild reads
 # from the environment.  Only the tester's build dir sees it.
 tester_localversion() {
-	local v=$1
-	variant_has "$v" tester || return 0
+	local v=$1 tester
+	tester=$(variant_trait "$v" tester)
+	[ "$tester" = yes ] || return 0
 	LOCALVERSION=-g$(git rev-parse --short=12 HEAD)
 	export LOCALVERSION
 }
@@ -197,9 +198,10 @@ stage_repeated() {
 
 # A tester's single boot also says the kernel's taint in its RESULT.
 tester_result_extra() {
-	local v=$1 facts t
+	local v=$1 facts t tester
 	facts=$(run_dir "$v")/facts
-	variant_has "$v" tester && [ -f "$facts" ] || return 0
+	tester=$(variant_trait "$v" tester)
+	[ "$tester" = yes ] && [ -f "$facts" ] || return 0
 	t=$(facts_get "$facts" tainted | tail -n 1)
 	BT_RESULT_EXTRA=" tainted=${t:-unknown}"
 }

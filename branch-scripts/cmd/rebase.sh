@@ -75,7 +75,7 @@ run() {
 	require_tree
 	take_lock
 	require_clean_tree
-	local version=$REBASE_VERSION ref on old_base old_tip new_tip tag text wt=$KBRANCH_WORK/rebase.wt
+	local version=$REBASE_VERSION ref on old_base old_version old_tip new_tip tag text wt=$KBRANCH_WORK/rebase.wt
 	ref=$(version_ref "$version")
 	kgit rev-parse -q --verify "refs/tags/packaged/$ref" >/dev/null ||
 		die "linux-source $version is not imported; run 'kbranch import --source FILE' with its tarball or .deb"
@@ -110,9 +110,10 @@ run() {
 	text=$(base_tag_text "$ref")
 	tag=$(printf '%s\n' "$text" | git -C "$KTREE" mktag) || die "cannot make the new $KB_BASE_TAG tag"
 	# The old base keeps a name of its own, and its commits their notes.
-	kgit rev-parse -q --verify "refs/tags/$KB_BASE_TAG-$(base_version)" >/dev/null ||
+	old_version=$(base_version)
+	kgit rev-parse -q --verify "refs/tags/$KB_BASE_TAG-$old_version" >/dev/null ||
 		kgit tag -a -m "$(kgit tag -l --format='%(contents)' "$KB_BASE_TAG" | sed '/^$/d')" \
-			"$KB_BASE_TAG-$(base_version)" "$old_base"
+			"$KB_BASE_TAG-$old_version" "$old_base"
 	# HEAD leaves the branch while its ref moves; it is put back on exit.
 	restore_head_on_exit
 	kgit checkout -q --detach

@@ -78,7 +78,7 @@ carry_fresh_step() {
 			[ "$COMPAT_LISTED" = no ] || continue
 			echo "made fresh at commit $from and carried to the tip, it gains '$line', which the same config made at the tip lacks (not in compat-differences)"
 			bad=1
-		done < <(diff <(carry_family "$f/.config") <(carry_family "$dir/$k/.config") || true)
+		done < <(family_diff "$f/.config" "$dir/$k/.config")
 	done
 	return "$bad"
 }
@@ -96,7 +96,17 @@ family_differences() {
 		esac
 		compat_lookup "$check" - "$k" "$line"
 		[ "$COMPAT_LISTED" = yes ] || printf '%s\n' "$line"
-	done < <(diff <(carry_family "$ours") <(carry_family "$ref") || true)
+	done < <(family_diff "$ours" "$ref")
+}
+
+# diff's lines between the ext4-family lines of configs $1 and $2: both
+# read first, so that carry_family runs outside diff's condition, where
+# set -e would not hold.
+family_diff() {
+	local a b
+	a=$(carry_family "$1")
+	b=$(carry_family "$2")
+	diff <(printf '%s\n' "$a") <(printf '%s\n' "$b") || true
 }
 
 # Each unlisted config-packaged difference of config $4 (carried $5) from
@@ -153,7 +163,7 @@ oldconfig_vs_packaged() {
 
 # Kconfig only: a carried config keeps what its base config had.
 carry_point() {
-	local n=$1 commit=$2 variant=$3 is_base=$4 k=$5 is_tip=$6 chain=$7 out rc desc source said judged recorded
+	local n=$1 commit=$2 variant=$3 is_base=$4 k=$5 is_tip=$6 chain=$7 out rc desc source said judged recorded shapes
 	source=$(variant_source "$variant")
 	desc="$(commit_desc "$commit") [$variant] olddefconfig"
 	step "[$n] $desc"
@@ -178,7 +188,8 @@ carry_point() {
 	rm -f "$said"
 	# Every shape of the ext4 family, for a variant with the shapes trait
 	# (lib/shapes.sh); shapes_step dies when it cannot judge.
-	if variant_has "$variant" shapes; then
+	shapes=$(variant_trait "$variant" shapes)
+	if [ "$shapes" = yes ]; then
 		shapes_step "$variant" "$is_base"
 		judged=$(shapes_verdict)
 		[ "$judged" = good ] || rc=1

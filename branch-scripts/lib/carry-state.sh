@@ -30,7 +30,7 @@ carry_state_dir() {
 # The files that make up a carried variant's state after commit k,
 # relative to the carry dir.
 carry_state_files() {
-	local variant=$1 k=$2 dir kind
+	local variant=$1 k=$2 dir kind shapes
 	kind=$(variant_kind "$variant")
 	if [ "$kind" = carried ]; then
 		carry_oldconfig_name "$variant"
@@ -38,7 +38,8 @@ carry_state_files() {
 	fi
 	dir=$(variant_source "$variant")
 	printf '%s\n' "$dir/base.config" "$dir/want" "$dir/stepped/.config" "$dir/fresh/$k/.config"
-	! variant_has "$variant" shapes || shapes_state_file "$variant"
+	shapes=$(variant_trait "$variant" shapes)
+	[ "$shapes" = no ] || shapes_state_file "$variant"
 }
 
 carry_save() {

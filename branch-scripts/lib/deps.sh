@@ -59,10 +59,11 @@ ensure_deps() {
 	[ "${#missing[@]}" -eq 0 ] && return 0
 	[ "$(id -u)" -eq 0 ] || die "missing packages (${missing[*]}); install them as root"
 	step "installing with apt-get: ${missing[*]}"
-	logged "$KBRANCH_WORK/logs/apt.log" apt-get update -q ||
+	# apt-get itself, not a function, is what fails in the condition.
+	mkdir -p "$KBRANCH_WORK/logs"
+	apt-get update -q >>"$KBRANCH_WORK/logs/apt.log" 2>&1 ||
 		die "apt-get update failed (log: $KBRANCH_WORK/logs/apt.log)"
-	DEBIAN_FRONTEND=noninteractive logged "$KBRANCH_WORK/logs/apt.log" \
-		apt-get install -y -q "${missing[@]}" ||
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" >>"$KBRANCH_WORK/logs/apt.log" 2>&1 ||
 		die "apt-get install failed (log: $KBRANCH_WORK/logs/apt.log)"
 }
 

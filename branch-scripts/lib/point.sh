@@ -123,11 +123,12 @@ point_chain() {
 # every package version in it) and, for a config carried from the base
 # (trait carried), on every tree it was carried through.
 debian_chain_key() {
-	local variant=$1 commit=$2
+	local variant=$1 commit=$2 carried
 	[ -n "${KB_DEBIAN_IMAGE:-}" ] || die "verify: the Debian image was not looked up before the points"
+	carried=$(variant_trait "$variant" carried)
 	{
 		printf '%s %s %s\n' "${KB_DEBIAN_IMAGE##*/}" "$(tests_version)" "$(toolchain)"
-		if variant_has "$variant" carried && kgit merge-base --is-ancestor "$KB_BASE_TAG" "$commit"; then
+		if [ "$carried" = yes ] && kgit merge-base --is-ancestor "$KB_BASE_TAG" "$commit"; then
 			kgit log --reverse --format=%T "$KB_BASE_TAG^..$commit"
 		else
 			kgit log -1 --format=%T "$commit"
