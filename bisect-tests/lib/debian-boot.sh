@@ -133,9 +133,9 @@ debian_config_merge() {
 	shift 3
 	log=$(dirname "$out")/merge.log
 	mkdir -p "$odir"
-	debian_kconfig "$odir" "$tree" KCONFIG_CONFIG="$out" allnoconfig >"$log" 2>&1 &&
-		debian_config_onto "$odir" "$tree" "$out" "$log" \
-			"$tree/kernel/configs/tiny.config" "$tree/arch/x86/configs/tiny.config" "$@"
+	debian_kconfig "$odir" "$tree" KCONFIG_CONFIG="$out" allnoconfig >"$log" 2>&1
+	debian_config_onto "$odir" "$tree" "$out" "$log" \
+		"$tree/kernel/configs/tiny.config" "$tree/arch/x86/configs/tiny.config" "$@"
 }
 
 # Fragments $5... merged onto config file $3 (the later ones win), then
@@ -166,12 +166,12 @@ debian_config_tester() {
 	local v=$1 out=$2 rdir theirs frags key
 	rdir=$(run_dir "$v")
 	theirs=$rdir/tester-olddefconfig.config
-	debian_olddefconfig "$v" "$BT_TESTER_CONFIG" "$theirs" || return 1
+	debian_olddefconfig "$v" "$BT_TESTER_CONFIG" "$theirs"
 	mapfile -t frags < <(debian_fragments_here "$v" debian_guest_fragments)
 	key=$(config_key "$theirs" "${frags[@]}")
 	if ! config_cached "$key" "$out" "$rdir/config.log"; then
 		cp "$theirs" "$out"
-		debian_config_onto "$(build_dir "$v")" "$KTREE_DIR" "$out" "$rdir/config.log" "${frags[@]}" || return 1
+		debian_config_onto "$(build_dir "$v")" "$KTREE_DIR" "$out" "$rdir/config.log" "${frags[@]}"
 		config_keep "$key" "$out"
 	fi
 	debian_config_changes "$theirs" "$out" >"$rdir/guest-added"
@@ -196,7 +196,7 @@ debian_config_fresh() {
 	mapfile -t frags < <(debian_fragments_here "$v")
 	key=$(config_key "${frags[@]}")
 	config_cached "$key" "$out" "$(run_dir "$v")/config.log" && return 0
-	debian_config_merge "$(build_dir "$v")" "$KTREE_DIR" "$out" "${frags[@]}" || return 1
+	debian_config_merge "$(build_dir "$v")" "$KTREE_DIR" "$out" "${frags[@]}"
 	cat "$(dirname "$out")/merge.log" >>"$(run_dir "$v")/config.log"
 	config_keep "$key" "$out"
 }
@@ -242,8 +242,8 @@ debian_seed() {
 	exec {lock}>"$dir/lock"
 	flock -w 3600 "$lock" || return 1
 	if [ ! -f "$dir/$key.config" ]; then
-		tree=$(debian_base_tree "$base") || return 1
-		debian_config_merge "$dir/build-$key" "$tree" "$dir/$key.config.tmp" "${frags[@]}" || return 1
+		tree=$(debian_base_tree "$base")
+		debian_config_merge "$dir/build-$key" "$tree" "$dir/$key.config.tmp" "${frags[@]}"
 		mv "$dir/$key.config.tmp" "$dir/$key.config"
 		rm -rf "$dir/build-$key" "$dir/$key.config.tmp.old"
 	fi
@@ -274,11 +274,11 @@ debian_carry_file() {
 debian_config_carried() {
 	local v=$1 out=$2 base=$3 seed rdir parent stepped
 	rdir=$(run_dir "$v")
-	seed=$(debian_seed "$v" "$base") || return 1
-	debian_olddefconfig "$v" "$seed" "$out" || return 1
+	seed=$(debian_seed "$v" "$base")
+	debian_olddefconfig "$v" "$seed" "$out"
 	parent=$(debian_carry_file "$v" "$(git rev-parse -q --verify 'HEAD^' || echo none)")
 	if [ -f "$parent" ]; then
-		debian_olddefconfig "$v" "$parent" "$rdir/stepped.config" || return 1
+		debian_olddefconfig "$v" "$parent" "$rdir/stepped.config"
 		stepped=$rdir/stepped.config
 	fi
 	mkdir -p "$(dirname "$(debian_carry_file "$v" x)")"
@@ -297,11 +297,11 @@ debian_config_generate() {
 	base=$(debian_base_commit)
 	tester=$(tester_variant "$v")
 	if [ "$tester" = yes ]; then
-		debian_config_tester "$v" "$scratch" || return 1
+		debian_config_tester "$v" "$scratch"
 	elif variant_has "$v" carried && [ -n "$base" ]; then
-		debian_config_carried "$v" "$scratch" "$base" || return 1
+		debian_config_carried "$v" "$scratch" "$base"
 	else
-		debian_config_fresh "$v" "$scratch" || return 1
+		debian_config_fresh "$v" "$scratch"
 	fi
 	cmp -s "$scratch" "$bdir/.config" || cp "$scratch" "$bdir/.config"
 }
