@@ -572,8 +572,9 @@ debian_observe() {
 	{
 		printf 'end: %s\n' "$end"
 		if [ "$end" = report ]; then
+			# A report with nothing between its markers is judged, not fatal.
 			tr -d '\r' <"$mdir/report.txt" | sed -n "/^$DEBIAN_REPORT_BEGIN\$/,/^$DEBIAN_REPORT_END\$/p" |
-				grep -vxF -e "$DEBIAN_REPORT_BEGIN" -e "$DEBIAN_REPORT_END"
+				grep -vxF -e "$DEBIAN_REPORT_BEGIN" -e "$DEBIAN_REPORT_END" || true
 		else
 			echo 'root: none'
 			debian_console_klog "$mdir/console.log"
@@ -616,15 +617,21 @@ debian_root_ok() {
 	fi
 }
 
-# Judge one observation against "keys | why"; prints a line per key that
-# does not hold.  Returns 2 when the boot itself failed (it hung, or the
-# root was declared mounted and was not), 1 for any other failure.
+# Judge one observation against "keys | why": DEBIAN_PROBLEMS gets a line
+# per key that does not hold, DEBIAN_JUDGE_CODE 2 when the boot itself
+# failed (it hung, or the root was declared mounted and was not), 1 for
+# any other failure, 0 when all held.  Set, not returned: a caller testing
+# the status would run it without set -e.
 debian_judge() {
-	local obs=$1 keys=$2 why=$3 key want seen seen_root root_ok rc=0
+	local obs=$1 keys=$2 why=$3 key want seen seen_root root_ok rc=0 line
+	DEBIAN_PROBLEMS='' DEBIAN_JUDGE_CODE=0
 	seen_root=$(debian_seen_key "$obs" root)
 	case $(debian_seen "$obs" end) in
 	report | "the initramfs shell" | "a kernel panic"*) ;;
-	*) echo "the boot did not end: $(debian_seen "$obs" end)"; return 2 ;;
+	*)
+		DEBIAN_PROBLEMS="the boot did not end: $(debian_seen "$obs" end)" DEBIAN_JUDGE_CODE=2
+		return 0
+		;;
 	esac
 	for key in root data modules failed klog noklog; do
 		want=$(debian_key_of "$keys" "$key")
@@ -636,10 +643,12 @@ debian_judge() {
 		data) [ "$seen_root" != none ] || continue; [[ "/$want/" == *"/$seen/"* ]] && continue ;;
 		*) [ "$seen" = "$want" ] && continue ;;
 		esac
-		echo "$key=$want declared, seen: $(debian_seen_line "$obs" "$key") ($why)"
+		# printf, not an assignment: what a failed lookup printed is still said.
+		printf -v line '%s=%s declared, seen: %s (%s)' "$key" "$want" "$(debian_seen_line "$obs" "$key")" "$why"
+		DEBIAN_PROBLEMS+=${DEBIAN_PROBLEMS:+$'\n'}$line
 		if [ "$key" = root ] && [ "$rc" = 0 ] && [[ "$want" != none* ]]; then rc=2; else [ "$rc" = 2 ] || rc=1; fi
 	done
-	return "$rc"
+	DEBIAN_JUDGE_CODE=$rc
 }
 
 # What to print for a key that does not hold: the observation's own words.
@@ -686,22 +695,24 @@ debian_check_scenario() {
 }
 
 # Boot machine dir $2 once and judge it; prints a summary line, and what
-# did not hold with the console's last lines.  Returns debian_judge's code.
+# did not hold with the console's last lines.  DEBIAN_BOOT_CODE gets
+# debian_judge's code (set, not returned, as there).
 debian_boot_judge() {
-	local v=$1 scen=$2 machine=$3 keys=$4 why=$5 mdir rc=0 jr=0 problems start=$SECONDS
+	local v=$1 scen=$2 machine=$3 keys=$4 why=$5 mdir cmdline rc=0 line start=$SECONDS
 	mdir=$(debian_machine_dir "$v" "$scen" "$machine")
 	step "$v: $scen/$machine: boot ($mdir/console.log, report $mdir/report.txt)"
-	qemu_retrying "$mdir/console.log" debian_qemu_once "$v" "$mdir" "$(debian_cmdline "$v" "$scen" "$machine")" || rc=$?
+	cmdline=$(debian_cmdline "$v" "$scen" "$machine")
+	qemu_retrying "$mdir/console.log" debian_qemu_once "$v" "$mdir" "$cmdline" || rc=$?
 	echo "$((SECONDS - start))" >"$mdir/boot-seconds"
 	debian_observe "$mdir" "$rc"
-	problems=$(debian_judge "$mdir/observed" "$keys" "$why") || jr=$?
+	debian_judge "$mdir/observed" "$keys" "$why"
+	DEBIAN_BOOT_CODE=$DEBIAN_JUDGE_CODE
 	step "$v: $scen/$machine: $(debian_summary "$mdir/observed") ($((SECONDS - start)) s)"
-	[ "$jr" != 0 ] || return 0
-	while IFS= read -r line; do say "$v: $scen/$machine at step $(expect step): $line"; done <<<"$problems"
+	[ "$DEBIAN_BOOT_CODE" != 0 ] || return 0
+	while IFS= read -r line; do say "$v: $scen/$machine at step $(expect step): $line"; done <<<"$DEBIAN_PROBLEMS"
 	say "$v: $scen/$machine: console tail ($mdir/console.log):"
 	# Without the terminal's escapes (the shell's cursor query, colours).
 	tail -n 25 "$mdir/console.log" | tr -d '\r' | sed -E 's/\x1b\[[0-9;?]*[A-Za-z]//g; s/^/    /' >&2
-	return "$jr"
 }
 
 # One line for a machine's observation: without a report, only the root
@@ -717,25 +728,28 @@ debian_summary() {
 	printf '%s\n' "${out[*]}"
 }
 
-# Make, boot and judge machine $3 of scenario $2.  0 held; 1 a check, 2 the
-# boot failed twice; 125 failed, then held on the second boot (flaky).
+# Make, boot and judge machine $3 of scenario $2.  DEBIAN_MACHINE_CODE: 0
+# held; 1 a check, 2 the boot failed twice; 125 failed, then held on the
+# second boot (flaky).  Set, not returned: its caller keeps set -e.
 debian_machine() {
-	local v=$1 scen=$2 machine=$3 line keys why mdir rc=0
+	local v=$1 scen=$2 machine=$3 line keys why mdir
+	DEBIAN_MACHINE_CODE=0
 	line=$(debian_expect_line "$scen" "$machine" "$(expect step)")
 	[ -n "$line" ] || die_setup "scenario $scen declares nothing for machine $machine at step $(expect step)"
 	keys=${line%% | *} why=${line#* | }
 	mdir=$(debian_machine_dir "$v" "$scen" "$machine")
 	step "$v: $scen/$machine: making the machine ($mdir/make.log)"
 	debian_machine_make "$v" "$scen" "$machine"
-	debian_boot_judge "$v" "$scen" "$machine" "$keys" "$why" || rc=$?
-	[ "$rc" != 0 ] || return 0
+	debian_boot_judge "$v" "$scen" "$machine" "$keys" "$why"
+	[ "$DEBIAN_BOOT_CODE" != 0 ] || return 0
 	mkdir -p "$mdir/first-attempt"
 	mv "$mdir/console.log" "$mdir/observed" "$mdir/report.txt" "$mdir/first-attempt/" 2>/dev/null || true
 	step "$v: $scen/$machine: booting again to confirm (first attempt's logs: $mdir/first-attempt)"
-	rc=0
-	debian_boot_judge "$v" "$scen" "$machine" "$keys" "$why" || rc=$?
-	[ "$rc" != 0 ] || { say "$v: $scen/$machine: flaky: failed, then held on a second boot; both logs: $mdir/first-attempt and $mdir"; return 125; }
-	return "$rc"
+	debian_boot_judge "$v" "$scen" "$machine" "$keys" "$why"
+	DEBIAN_MACHINE_CODE=$DEBIAN_BOOT_CODE
+	[ "$DEBIAN_MACHINE_CODE" = 0 ] || return 0
+	say "$v: $scen/$machine: flaky: failed, then held on a second boot; both logs: $mdir/first-attempt and $mdir"
+	DEBIAN_MACHINE_CODE=125
 }
 
 # Every machine's observation, each line prefixed with scenario/machine,
@@ -768,7 +782,7 @@ debian_show_reference() {
 
 # stage_boot_checks for kind debian: sets BOOT and CHECKS.
 debian_stage_boot_checks() {
-	local v=$1 scen machine rc runs_tester
+	local v=$1 scen machine runs_tester
 	debian_check_tools
 	# Once per run, in this shell: the machines copy it.
 	debian_image_dir >/dev/null
@@ -781,9 +795,8 @@ debian_stage_boot_checks() {
 	for scen in $(debian_scenarios "$v"); do
 		debian_check_scenario "$scen"
 		for machine in $(debian_machines "$scen"); do
-			rc=0
-			debian_machine "$v" "$scen" "$machine" || rc=$?
-			case $rc in
+			debian_machine "$v" "$scen" "$machine"
+			case $DEBIAN_MACHINE_CODE in
 			0) ;;
 			2) BOOT=fail ;;
 			125) [ "$CHECKS" = fail ] || CHECKS=flaky ;;
@@ -851,9 +864,10 @@ debian_scratch_disks() {
 # One boot $2 of the tester's machine (stage_repeated's boot function):
 # sets BOOT, CHECKS and BT_BOOT_TAINTED; its logs go to runs/<v>/boots/<i>.
 debian_tester_boot() {
-	local v=$1 i=$2 mdir rc=0 keep
+	local v=$1 i=$2 mdir rc keep
 	mdir=$(debian_machine_dir "$v" "$DEBIAN_TESTER_SCENARIO" tester)
-	debian_boot_judge "$v" "$DEBIAN_TESTER_SCENARIO" tester "$DEBIAN_TESTER_KEYS" "$DEBIAN_TESTER_WHY" || rc=$?
+	debian_boot_judge "$v" "$DEBIAN_TESTER_SCENARIO" tester "$DEBIAN_TESTER_KEYS" "$DEBIAN_TESTER_WHY"
+	rc=$DEBIAN_BOOT_CODE
 	BOOT=ok
 	if [ "$rc" = 2 ]; then
 		BOOT=fail
