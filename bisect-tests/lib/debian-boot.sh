@@ -366,11 +366,12 @@ debian_fstab() {
 	[ "$data" = none ] || printf 'UUID=%s /srv/data %s defaults 0 2\n' "$DEBIAN_DATA_UUID" "$type"
 }
 
-# The scenario's files and our report units, into root tree $1.
+# The scenario's files and our report units, into root tree $1.  Run as a
+# job of its own (debian_machine_make), so set -e holds in it.
 debian_machine_files() {
 	local root=$1 scen=$2 machine=$3 modules units=$1/etc/systemd/system
 	debian_fstab "$(debian_machine_key "$scen" "$machine" fstab)" \
-		"$(debian_machine_key "$scen" "$machine" data)" >"$root/etc/fstab" || return 1
+		"$(debian_machine_key "$scen" "$machine" data)" >"$root/etc/fstab"
 	mkdir -p "$root/srv/data" "$root/usr/local/sbin" "$units/emergency.target.wants" || return 1
 	modules=$(debian_machine_key "$scen" "$machine" modules)
 	if [ "$modules" != none ]; then printf '%s\n' "$modules" >"$root/etc/modules"; else : >"$root/etc/modules"; fi
@@ -388,7 +389,7 @@ debian_machine_files() {
 
 # The kernel installed as Debian's linux-image packages install one:
 # modules, /boot/vmlinuz-<release> and /boot/config-<release> (which
-# mkinitramfs reads).
+# mkinitramfs reads).  Run as a job of its own (debian_machine_make).
 debian_install_kernel() {
 	local v=$1 root=$2 release bdir
 	bdir=$(build_dir "$v")
@@ -441,8 +442,12 @@ debian_machine_make() {
 	rm -rf "$mdir"
 	mkdir -p "$mdir"
 	cp -a --reflink=auto "$image/root" "$root" || debian_machine_fault "$v" copying "$mdir"
-	debian_install_kernel "$v" "$root" || debian_machine_fault "$v" "make modules_install" "$(run_dir "$v")/build.log"
-	debian_machine_files "$root" "$scen" "$machine" || debian_machine_fault "$v" "writing the machine's files" "$mdir"
+	# Jobs whose status wait reads: tested in a condition, they would run
+	# without set -e.
+	(trap 'exit 130' INT; trap 'exit 143' TERM; debian_install_kernel "$v" "$root") & wait "$!" ||
+		debian_machine_fault "$v" "make modules_install" "$(run_dir "$v")/build.log"
+	(trap 'exit 130' INT; trap 'exit 143' TERM; debian_machine_files "$root" "$scen" "$machine") & wait "$!" ||
+		debian_machine_fault "$v" "writing the machine's files" "$mdir"
 	if [ "$boot" = initramfs ]; then
 		logged "$mdir/make.log" debian_mkinitramfs "$root" "$release" || debian_machine_fault "$v" mkinitramfs "$mdir/make.log"
 		cp "$root/boot/initrd.img-$release" "$mdir/initrd.img" || debian_machine_fault "$v" mkinitramfs "$mdir/make.log"
@@ -482,7 +487,7 @@ debian_cmdline() {
 # console.log, the report in report.txt, and in stopped why it was
 # stopped early, if it was.
 debian_qemu_once() {
-	local v=$1 mdir=$2 cmdline=$3 accel qemu drives=() initrd=() pid img
+	local v=$1 mdir=$2 cmdline=$3 accel qemu drives=() initrd=() pid img failed
 	mapfile -t accel < <(qemu_accel)
 	mapfile -t qemu < <(qemu_command)
 	# The tester's scratch disks come first: /dev/vda and vdb, as in our
@@ -493,7 +498,8 @@ debian_qemu_once() {
 	drives+=(-drive "file=$mdir/boot-root.img,if=virtio,format=raw")
 	[ ! -f "$mdir/data.img" ] || drives+=(-drive "file=$mdir/boot-data.img,if=virtio,format=raw")
 	[ ! -f "$mdir/initrd.img" ] || initrd=(-initrd "$mdir/initrd.img")
-	debian_fresh_disks "$mdir" || return 1
+	failed=$(debian_fresh_disks "$mdir")
+	[ -z "$failed" ] || return 1
 	rm -f "$mdir/report.txt" "$mdir/stopped"
 	# QEMU in the background, watched: --foreground keeps it in our
 	# process group (an interrupted run takes it along); 8>&- keeps the
@@ -508,11 +514,12 @@ debian_qemu_once() {
 	wait "$pid"
 }
 
-# Each boot starts from the disks as made: a boot writes to them.
+# Each boot starts from the disks as made: a boot writes to them.  Prints
+# the disk it could not copy, nothing when it copied them all.
 debian_fresh_disks() {
 	local mdir=$1 img
 	for img in root data scratch-flagged scratch-plain; do
-		[ ! -f "$mdir/$img.img" ] || cp --sparse=always "$mdir/$img.img" "$mdir/boot-$img.img" || return 1
+		[ ! -f "$mdir/$img.img" ] || cp --sparse=always "$mdir/$img.img" "$mdir/boot-$img.img" || { echo "$img"; return 0; }
 	done
 }
 
