@@ -88,14 +88,17 @@ at_commit() {
 # A point that already passed with these tests and tools is not run
 # again: its TAP line is printed, and nothing for a point to run.  A
 # carried config (oldconfig, carried-*) passed only along the same chain
-# of trees, and its state after the commit is put back for the next.
+# of trees, and its state after the commit is put back for the next.  A
+# Debian machine's chain key names its image and trees, and it carries no
+# state: it is reused on the note alone.
 verify_point_reused() {
-	local n=$1 commit=$2 variant=$3 is_tip=$4 k=$5 chain state
+	local n=$1 commit=$2 variant=$3 is_tip=$4 k=$5 chain state kind how
 	chain=$(point_chain "$variant" "$commit" "$is_tip")
 	[ "$RERUN" = 0 ] || return 0
 	note_pass_check "$commit" "$variant" "$chain"
 	[ "$NOTE_PASSED" = yes ] || return 0
-	if [ -n "$chain" ]; then
+	kind=$(variant_kind "$variant")
+	if [ "$kind" = carried ] || [ "$kind" = kconfig ]; then
 		# carry_restore fails without a kept state: looked for first,
 		# so that it is not called in a condition.
 		state=$(carry_state_dir "$variant" "$chain")
@@ -103,9 +106,13 @@ verify_point_reused() {
 		carry_restore "$variant" "$chain" "$k"
 	fi
 	note_reuse "$commit" "$variant" "$chain"
+	case $kind in
+	carried | kconfig) how=', carried along the same commits' ;;
+	debian) how=', in the same Debian image' ;;
+	*) how='' ;;
+	esac
 	printf 'ok %d - %s [%s] passed before with these tests%s (notes %s)\n' "$n" \
-		"$(commit_desc "$commit")" "$variant" \
-		"${chain:+, carried along the same commits}" "$KB_NOTES"
+		"$(commit_desc "$commit")" "$variant" "$how" "$KB_NOTES"
 }
 
 # The chain key of a carried config's point (kinds carried and kconfig),
