@@ -38,6 +38,17 @@ logged() {
 	"$@" >>"$log" 2>&1
 }
 
+# Run "$@" as a job of its own and put its exit status in JOB_STATUS:
+# for work whose failure is an answer (a stage, a judge).  Tested in a
+# condition, a function would run without set -e; in a job whose status
+# wait reads, set -e holds in it.  INT and TERM end the job as they end
+# the run (130, 143); its die_setup (128) ends the run too.
+job_status() {
+	JOB_STATUS=0
+	(trap 'exit 130' INT; trap 'exit 143' TERM; "$@") & wait "$!" || JOB_STATUS=$?
+	[ "$JOB_STATUS" != 128 ] || exit 128
+}
+
 # Per-variant directories: the build is kept between commits, the run is not.
 build_dir() {
 	printf '%s/build/%s\n' "$KBRANCH_WORK" "$1"
@@ -72,12 +83,15 @@ variants_of() {
 	done < <(variant_registry "$@")
 }
 
-# variant_field and variant_has, the readers of those lines.
+# variant_field and variant_trait, the readers of those lines.
 # shellcheck source=bisect-tests/lib/registry.sh
 source "${BASH_SOURCE[0]%/*}/registry.sh"
 
-# Does variant $1 build ext4 as a module?  Read from its .config, where a
-# tester's config says it as well as ours.
-variant_is_modular() {
-	[ "$(config_value "$(used_symbol fs)" "$(build_dir "$1")/.config")" = m ]
+# Does variant $1 build ext4 as a module?  yes or no, read from its
+# .config, where a tester's config says it as well as ours (an answer
+# printed: a function asked in a condition would run without set -e).
+variant_modular() {
+	local value
+	value=$(config_value "$(used_symbol fs)" "$(build_dir "$1")/.config")
+	if [ "$value" = m ]; then echo yes; else echo no; fi
 }

@@ -76,6 +76,13 @@ facts_get() {
 }
 
 # Does facts file $1 hold the whole record $2 ("marker crash-written")?
+# yes or no: an answer printed, for the caller to read, then test (a
+# function asked in a condition would run without set -e).
+facts_holds() {
+	if grep -qxF "$2" "$1"; then echo yes; else echo no; fi
+}
+
+# The same as a status, for ci/canned/regenerate, a program of its own.
 facts_has() {
 	grep -qxF "$2" "$1"
 }

@@ -65,8 +65,9 @@ hostcheck_crash_needs_recovery() {
 # The journal replay is the point: without needs_recovery the image was
 # unmounted (or remounted read-only) before the reset, and no replay is tested.
 hostcheck_crash() {
-	local rdir=$1 dir=$2 img=$1/crash.img log=$2/crash.log rc=0 why needs_recovery problem
-	if ! facts_has "$rdir/facts" 'marker crash-written'; then
+	local rdir=$1 dir=$2 img=$1/crash.img log=$2/crash.log rc=0 why needs_recovery problem written
+	written=$(facts_holds "$rdir/facts" 'marker crash-written')
+	if [ "$written" = no ]; then
 		why=$(facts_get "$rdir/facts" crash-failed | awk 'NR == 1')
 		echo "crash image: the guest never printed '${BT_MARK}crash image written'${why:+ (crash image not written: $why)}, see $rdir/console.log"
 		return 0
@@ -94,7 +95,9 @@ hostcheck_crash() {
 }
 
 hostcheck_problems() {
-	local rdir=$1 dir=$1/host img=$1/flagged.img
+	local rdir=$1 dir=$1/host img=$1/flagged.img security acl
+	security=$(facts_holds "$rdir/facts" 'expect security=1')
+	acl=$(facts_holds "$rdir/facts" 'expect acl=1')
 	mkdir -p "$dir"
 	hostcheck_fsck "$img" "$dir/e2fsck.log"
 	hostcheck_fsck "$rdir/plain.img" "$dir/e2fsck.log"
@@ -102,10 +105,10 @@ hostcheck_problems() {
 	hostcheck_same /pattern <(hostcheck_contract "$rdir" pattern) "$dir/pattern"
 	hostcheck_xattr "$img" "$dir" user.kbranch
 	hostcheck_xattr "$img" "$dir" trusted.kbranch
-	if facts_has "$rdir/facts" 'expect security=1'; then
+	if [ "$security" = yes ]; then
 		hostcheck_xattr "$img" "$dir" security.kbranch
 	fi
-	if facts_has "$rdir/facts" 'expect acl=1'; then
+	if [ "$acl" = yes ]; then
 		debugfs -R "ea_get -f $dir/acl /acl system.posix_acl_access" "$img" >>"$dir/debugfs.log" 2>&1 || true
 		hostcheck_contract "$rdir" acl | hostcheck_acl_hex >"$dir/acl.expected.hex"
 		[ ! -f "$dir/acl" ] || hostcheck_acl_hex <"$dir/acl" >"$dir/acl.hex"

@@ -83,7 +83,7 @@ initramfs_list() {
 
 # Assemble $rdir/initramfs.cpio; the module variant installs its modules first.
 initramfs_build() {
-	local variant=$1 rdir modroot='' gen expect_text guest make_args=()
+	local variant=$1 rdir modroot='' gen expect_text guest modular make_args=()
 	rdir=$(run_dir "$variant")
 	gen=$(build_dir "$variant")/usr/gen_init_cpio
 	mapfile -t make_args < <(kmake_args "$variant")
@@ -99,13 +99,14 @@ initramfs_build() {
 	if [ -z "$expect_text" ] || ! printf '%s\n' "$expect_text" >"$rdir/expect"; then
 		die_setup "$variant: cannot write $rdir/expect"
 	fi
-	if [ -n "$BT_TEST_SCRIPT" ] || variant_is_modular "$variant"; then
+	modular=$(variant_modular "$variant")
+	if [ -n "$BT_TEST_SCRIPT" ] || [ "$modular" = yes ]; then
 		command -v busybox >/dev/null ||
 			die_setup "$variant: busybox is missing (busybox-static provides /sbin/modprobe for a modular ext4, and sh for a --test script)"
 	fi
-	if variant_is_modular "$variant"; then
+	if [ "$modular" = yes ]; then
 		modroot=$rdir/modules
-		build_modules_install "$variant" "$modroot" || return 1
+		build_modules_install "$variant" "$modroot"
 	fi
 	initramfs_list "$rdir" "$modroot" >"$rdir/initramfs.list"
 	"$gen" "$rdir/initramfs.list" >"$rdir/initramfs.cpio" 2>>"$rdir/initramfs.log"

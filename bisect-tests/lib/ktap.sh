@@ -15,20 +15,25 @@ ktap_kernel() {
 
 # Guest checks pass: no "not ok", a harness summary, and exit status 0.
 ktap_guest_ok() {
-	local facts=$1 failed
+	local facts=$1 failed ended
 	failed=$(ktap_guest "$facts" | sed -n '/^not ok /p')
+	ended=$(facts_holds "$facts" 'end status=0')
 	if [ -n "$failed" ]; then
 		printf '%s\n' "$failed" | sed 's/^/bisect-tests: guest check failed: /' >&2
 		return 1
 	fi
-	if ! grep -qE '^ktap # PASSED: ' "$facts" || ! facts_has "$facts" 'end status=0'; then
+	if ! grep -qE '^ktap # PASSED: ' "$facts" || [ "$ended" = no ]; then
 		say "guest checks did not complete: $(grep -vE '^(kernel|klog) ' "$facts" | tail -n 1)"
 		return 1
 	fi
 }
 
+# Are the ext4 KUnit tests in variant $1's .config?  yes or no, printed
+# (a function asked in a condition would run without set -e).
 ktap_kunit_enabled() {
-	grep -qE '^CONFIG_EXT4(DEV)?_KUNIT_TESTS=y' "$(build_dir "$1")/.config"
+	local config
+	config=$(build_dir "$1")/.config
+	if grep -qE '^CONFIG_EXT4(DEV)?_KUNIT_TESTS=y' "$config"; then echo yes; else echo no; fi
 }
 
 # The kernel's ext4 KUnit results, read by the tree's own kunit.py.
@@ -53,9 +58,10 @@ ktap_kunit_ok() {
 # is absent (0 or none).  Prints yes or no, for the caller to test: a
 # function asked in a condition would run without set -e.
 ktap_skip_explained() {
-	local facts=$1 why=$2 pair
+	local facts=$1 why=$2 pair echoed
 	pair=${why%%:*}
-	if [[ "$why" == *:* && "$pair" =~ ^[a-z_]+=(0|none)$ ]] && facts_has "$facts" "expect $pair"; then
+	echoed=$(facts_holds "$facts" "expect $pair")
+	if [[ "$why" == *:* && "$pair" =~ ^[a-z_]+=(0|none)$ && "$echoed" = yes ]]; then
 		echo yes
 	else
 		echo no

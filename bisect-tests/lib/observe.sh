@@ -74,7 +74,7 @@ observe_tests() {
 }
 
 observe_write() {
-	local v=$1 rdir facts kind ko
+	local v=$1 rdir facts kind ko modular
 	rdir=$(run_dir "$v")
 	{
 		observe_main_log "$rdir/facts"
@@ -87,7 +87,8 @@ observe_write() {
 		facts_get "$rdir/facts" fs | head -n 1 | sed 's/^/fs: /; s/ *$//'
 		observe_tests "$rdir/facts"
 		ko=$(build_dir "$v")/fs/ext4/$(expect module).ko
-		if variant_is_modular "$v" && [ -f "$ko" ]; then
+		modular=$(variant_modular "$v")
+		if [ "$modular" = yes ] && [ -f "$ko" ]; then
 			modinfo -F alias "$ko" | sed 's/^/alias: /'
 		fi
 	} | sort -u >"$rdir/observed.txt"

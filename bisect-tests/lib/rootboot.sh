@@ -51,7 +51,7 @@ rootboot_image() {
 rootboot_observed() {
 	local facts=$1 type order kernel lines=()
 	type=$(facts_get "$facts" root | tail -n 1)
-	order=$(facts_get "$facts" fs | tail -n 1 | tr ' ' '\n' | grep '^ext' | paste -sd, -)
+	order=$(facts_get "$facts" fs | tail -n 1 | tr ' ' '\n' | { grep '^ext' || true; } | paste -sd, -)
 	kernel=$(facts_get "$facts" kernel)
 	grep -qF "$BT_ROOT_TESTFS_LINE" <<<"$kernel" && lines+=(testfs)
 	grep -qiE 'ext4dev.*deprecat|deprecat.*ext4dev' <<<"$kernel" && lines+=(deprecated)
@@ -65,7 +65,7 @@ rootboot_want_order() {
 	order=$(expect fsorder)
 	fstype=$(expect fstype)
 	if [ "$fstype" != ext4dev ] && [ "$compat" != 1 ]; then
-		order=$(printf '%s\n' "$order" | tr , '\n' | grep -vx ext4dev | paste -sd, -)
+		order=$(printf '%s\n' "$order" | tr , '\n' | { grep -vx ext4dev || true; } | paste -sd, -)
 	fi
 	printf '%s\n' "$order"
 }
@@ -117,8 +117,8 @@ rootboot_run() {
 		made=$(rootboot_image "$rdir" "$kind")
 		[ -n "$made" ] ||
 			die_setup "$v: mke2fs of the $kind root failed for this machine, not the commit: $(setup_problem "$rdir/images.log") (log: $rdir/images.log)"
-		rc=0
-		qemu_boot_root "$v" "$rdir/root-$kind.img" "$rdir/root-$kind.console" || rc=$?
+		job_status qemu_boot_root "$v" "$rdir/root-$kind.img" "$rdir/root-$kind.console"
+		rc=$JOB_STATUS
 		facts=$rdir/root-$kind.facts
 		facts_of "$rdir/root-$kind.console" >"$facts"
 		why=$(qemu_failure "$rc" "$facts")

@@ -90,7 +90,7 @@ tester_registry_line() {
 
 # "yes" when variant $1 is the tester's config, else "no".
 tester_variant() {
-	if [[ ",$(variant_field "$1" traits)," == *,tester,* ]]; then echo yes; else echo no; fi
+	variant_trait "$1" tester
 }
 
 # The variants run when none is named: the registry's first of the
@@ -123,9 +123,10 @@ tester_localversion() {
 	export LOCALVERSION
 }
 
-# Does this run boot more than once, or run a reproducer?
+# Does this run boot more than once, or run a reproducer?  yes or no (an
+# answer printed: a function asked in a condition would run without set -e).
 tester_repeats() {
-	[ "$BT_REPEAT" -gt 1 ] || [ -n "$BT_TEST_SCRIPT" ]
+	if [ "$BT_REPEAT" -gt 1 ] || [ -n "$BT_TEST_SCRIPT" ]; then echo yes; else echo no; fi
 }
 
 # The reproducer's answer, from the facts: CHECKS ok, fail or untestable.
