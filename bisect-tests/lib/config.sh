@@ -69,13 +69,6 @@ config_from_cache() {
 	fi
 }
 
-# The same as a status: fails if there is none (lib/debian-boot.sh asks so).
-config_cached() {
-	local cached
-	cached=$(config_from_cache "$@")
-	[ "$cached" = yes ]
-}
-
 config_keep() {
 	local key=$1 config=$2 dir
 	dir=$(config_cache_dir)

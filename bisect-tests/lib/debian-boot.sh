@@ -106,9 +106,10 @@ debian_key_of() {
 # The fragments, in merge order: ours, then Debian's, then the trait's.
 debian_fragments() {
 	debian_guest_fragments
+	local builtin
 	printf '%s\n' "$BT_DIR/configs/debian-ext4.config"
-	variant_has "$1" builtin && printf '%s\n' "$BT_DIR/configs/debian-builtin.config"
-	return 0
+	builtin=$(variant_trait "$1" builtin)
+	[ "$builtin" = no ] || printf '%s\n' "$BT_DIR/configs/debian-builtin.config"
 }
 
 # Ours: what the machine needs from any kernel to boot in QEMU (a
@@ -163,13 +164,14 @@ debian_fragments_here() {
 # virtme-ng's configkernel does; the options that changed, into the run
 # dir's guest-added, and said.
 debian_config_tester() {
-	local v=$1 out=$2 rdir theirs frags key
+	local v=$1 out=$2 rdir theirs frags key cached
 	rdir=$(run_dir "$v")
 	theirs=$rdir/tester-olddefconfig.config
 	debian_olddefconfig "$v" "$BT_TESTER_CONFIG" "$theirs"
 	mapfile -t frags < <(debian_fragments_here "$v" debian_guest_fragments)
 	key=$(config_key "$theirs" "${frags[@]}")
-	if ! config_cached "$key" "$out" "$rdir/config.log"; then
+	cached=$(config_from_cache "$key" "$out" "$rdir/config.log")
+	if [ "$cached" = no ]; then
 		cp "$theirs" "$out"
 		debian_config_onto "$(build_dir "$v")" "$KTREE_DIR" "$out" "$rdir/config.log" "${frags[@]}"
 		config_keep "$key" "$out"
@@ -192,12 +194,14 @@ debian_config_lines() {
 
 # The config made fresh here, in this commit's names, into file $2.
 debian_config_fresh() {
-	local v=$1 out=$2 frags key
+	local v=$1 out=$2 frags key rdir cached
+	rdir=$(run_dir "$v")
 	mapfile -t frags < <(debian_fragments_here "$v")
 	key=$(config_key "${frags[@]}")
-	config_cached "$key" "$out" "$(run_dir "$v")/config.log" && return 0
+	cached=$(config_from_cache "$key" "$out" "$rdir/config.log")
+	[ "$cached" = no ] || return 0
 	debian_config_merge "$(build_dir "$v")" "$KTREE_DIR" "$out" "${frags[@]}"
-	cat "$(dirname "$out")/merge.log" >>"$(run_dir "$v")/config.log"
+	cat "$(dirname "$out")/merge.log" >>"$rdir/config.log"
 	config_keep "$key" "$out"
 }
 
@@ -253,11 +257,14 @@ debian_seed() {
 
 # olddefconfig of config $2 at this commit into file $3 (cached by input).
 debian_olddefconfig() {
-	local v=$1 in=$2 out=$3 key
+	local v=$1 in=$2 out=$3 key rdir cached
+	rdir=$(run_dir "$v")
 	key=$(config_key "$in")
-	config_cached "$key" "$out" "$(run_dir "$v")/config.log" && return 0
+	cached=$(config_from_cache "$key" "$out" "$rdir/config.log")
+	[ "$cached" = no ] || return 0
 	cp "$in" "$out"
-	logged "$(run_dir "$v")/config.log" kmake "$v" KCONFIG_CONFIG="$out" olddefconfig || return 1
+	# In config_generate's job (bisect-tests/run): set -e ends it here.
+	logged "$rdir/config.log" kmake "$v" KCONFIG_CONFIG="$out" olddefconfig
 	config_keep "$key" "$out"
 }
 
@@ -290,15 +297,16 @@ debian_config_carried() {
 # without the base in its history (the packaged tree) a carried variant
 # is made fresh: there is nothing to carry it from.
 debian_config_generate() {
-	local v=$1 bdir scratch base tester
+	local v=$1 bdir scratch base tester carried
 	bdir=$(build_dir "$v")
 	scratch=$bdir/bisect-tests.config
 	mkdir -p "$bdir"
 	base=$(debian_base_commit)
 	tester=$(tester_variant "$v")
+	carried=$(variant_trait "$v" carried)
 	if [ "$tester" = yes ]; then
 		debian_config_tester "$v" "$scratch"
-	elif variant_has "$v" carried && [ -n "$base" ]; then
+	elif [ "$carried" = yes ] && [ -n "$base" ]; then
 		debian_config_carried "$v" "$scratch" "$base"
 	else
 		debian_config_fresh "$v" "$scratch"
@@ -336,7 +344,7 @@ debian_config_check() {
 	done
 	if [ -f "$rdir/stepped.config" ] && ! cmp -s "$rdir/stepped.config" "$config"; then
 		say "config check failed: carried stepped from the parent, the config differs from the one jumped from the base:"
-		diff "$config" "$rdir/stepped.config" | grep '^[<>] ' | sed 's/^</    jumped:/; s/^>/    stepped:/' >&2
+		diff "$config" "$rdir/stepped.config" | grep '^[<>] ' | sed 's/^</    jumped:/; s/^>/    stepped:/' >&2 || true
 		bad=1
 	fi
 	return "$bad"
@@ -353,7 +361,8 @@ debian_machine_dir() {
 # cannot be made: lib/debian-image.sh says why in one line).
 debian_image_dir() {
 	if [ -z "${DEBIAN_IMAGE_DIR:-}" ]; then
-		DEBIAN_IMAGE_DIR=$(debian_image) || exit "$?"
+		# Its failure ends the run with its status, under set -e.
+		DEBIAN_IMAGE_DIR=$(debian_image)
 	fi
 	printf '%s\n' "$DEBIAN_IMAGE_DIR"
 }
@@ -394,7 +403,7 @@ debian_install_kernel() {
 	local v=$1 root=$2 release bdir
 	bdir=$(build_dir "$v")
 	release=$(build_release "$v")
-	build_modules_install "$v" "$root" || return 1
+	build_modules_install "$v" "$root"
 	cp "$bdir/arch/x86/boot/bzImage" "$root/boot/vmlinuz-$release" &&
 		cp "$bdir/.config" "$root/boot/config-$release"
 }
@@ -444,20 +453,22 @@ debian_machine_make() {
 	cp -a --reflink=auto "$image/root" "$root" || debian_machine_fault "$v" copying "$mdir"
 	# Jobs whose status wait reads: tested in a condition, they would run
 	# without set -e.
-	(trap 'exit 130' INT; trap 'exit 143' TERM; debian_install_kernel "$v" "$root") & wait "$!" ||
-		debian_machine_fault "$v" "make modules_install" "$(run_dir "$v")/build.log"
-	(trap 'exit 130' INT; trap 'exit 143' TERM; debian_machine_files "$root" "$scen" "$machine") & wait "$!" ||
-		debian_machine_fault "$v" "writing the machine's files" "$mdir"
+	job_status debian_install_kernel "$v" "$root"
+	[ "$JOB_STATUS" = 0 ] || debian_machine_fault "$v" "make modules_install" "$(run_dir "$v")/build.log"
+	job_status debian_machine_files "$root" "$scen" "$machine"
+	[ "$JOB_STATUS" = 0 ] || debian_machine_fault "$v" "writing the machine's files" "$mdir"
 	if [ "$boot" = initramfs ]; then
-		logged "$mdir/make.log" debian_mkinitramfs "$root" "$release" || debian_machine_fault "$v" mkinitramfs "$mdir/make.log"
+		job_status logged "$mdir/make.log" debian_mkinitramfs "$root" "$release"
+		[ "$JOB_STATUS" = 0 ] || debian_machine_fault "$v" mkinitramfs "$mdir/make.log"
 		cp "$root/boot/initrd.img-$release" "$mdir/initrd.img" || debian_machine_fault "$v" mkinitramfs "$mdir/make.log"
 	fi
-	logged "$mdir/make.log" debian_mkfs "$root" "$mdir/root.img" "$kind" \
-		debian-root "$DEBIAN_ROOT_UUID" "$DEBIAN_IMAGE_SIZE" || debian_machine_fault "$v" "mke2fs of the root" "$mdir/make.log"
+	job_status logged "$mdir/make.log" debian_mkfs "$root" "$mdir/root.img" "$kind" \
+		debian-root "$DEBIAN_ROOT_UUID" "$DEBIAN_IMAGE_SIZE"
+	[ "$JOB_STATUS" = 0 ] || debian_machine_fault "$v" "mke2fs of the root" "$mdir/make.log"
 	data=$(debian_machine_key "$scen" "$machine" data)
 	if [ "$data" != none ]; then
-		logged "$mdir/make.log" debian_mkfs '' "$mdir/data.img" "$data" data "$DEBIAN_DATA_UUID" "$DEBIAN_DATA_SIZE" ||
-			debian_machine_fault "$v" "mke2fs of the data filesystem" "$mdir/make.log"
+		job_status logged "$mdir/make.log" debian_mkfs '' "$mdir/data.img" "$data" data "$DEBIAN_DATA_UUID" "$DEBIAN_DATA_SIZE"
+		[ "$JOB_STATUS" = 0 ] || debian_machine_fault "$v" "mke2fs of the data filesystem" "$mdir/make.log"
 	fi
 	rm -rf --one-file-system "$root"
 	echo "$((SECONDS - start))" >"$mdir/make-seconds"
@@ -709,7 +720,8 @@ debian_boot_judge() {
 	mdir=$(debian_machine_dir "$v" "$scen" "$machine")
 	step "$v: $scen/$machine: boot ($mdir/console.log, report $mdir/report.txt)"
 	cmdline=$(debian_cmdline "$v" "$scen" "$machine")
-	qemu_retrying "$mdir/console.log" debian_qemu_once "$v" "$mdir" "$cmdline" || rc=$?
+	job_status qemu_retrying "$mdir/console.log" debian_qemu_once "$v" "$mdir" "$cmdline"
+	rc=$JOB_STATUS
 	echo "$((SECONDS - start))" >"$mdir/boot-seconds"
 	debian_observe "$mdir" "$rc"
 	debian_judge "$mdir/observed" "$keys" "$why"
@@ -863,8 +875,8 @@ debian_stage_tester() {
 debian_scratch_disks() {
 	local v=$1 mdir=$2 kind
 	for kind in flagged plain; do
-		logged "$mdir/make.log" debian_mkfs '' "$mdir/scratch-$kind.img" "${kind/flagged/test_fs}" "$kind" random "$DEBIAN_SCRATCH_SIZE" ||
-			debian_machine_fault "$v" "mke2fs of the scratch disks" "$mdir/make.log"
+		job_status logged "$mdir/make.log" debian_mkfs '' "$mdir/scratch-$kind.img" "${kind/flagged/test_fs}" "$kind" random "$DEBIAN_SCRATCH_SIZE"
+		[ "$JOB_STATUS" = 0 ] || debian_machine_fault "$v" "mke2fs of the scratch disks" "$mdir/make.log"
 	done
 }
 

@@ -238,7 +238,9 @@ debian_verify() {
 debian_try() {
 	local what=$1 full
 	shift
-	logged "$DEBIAN_LOG" "$@" && return 0
+	# Not a job: debian_mmdebstrap leaves its child's pid for the trap.
+	# debian_build made the log's directory.
+	"$@" >>"$DEBIAN_LOG" 2>&1 && return 0
 	full=$(debian_disk_full)
 	[ "$full" = no ] || debian_die "no space left in $KBRANCH_WORK during $what (a build needs about 600 MB; log: $DEBIAN_LOG)"
 	debian_die "$what failed: $(debian_log_reason) (log: $DEBIAN_LOG)"

@@ -28,8 +28,3 @@ variant_trait() {
 	traits=$(variant_field "$1" traits)
 	if [[ ",$traits," == *",$2,"* ]]; then echo yes; else echo no; fi
 }
-
-# Has variant $1 trait $2?  (The form debian-boot.sh still asks.)
-variant_has() {
-	[[ ",$(variant_field "$1" traits)," == *",$2,"* ]]
-}
