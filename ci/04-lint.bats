@@ -451,3 +451,10 @@ set_e_program_findings() {
 	run grep -v ': kgit$' <<<"$output"
 	[ -z "$output" ]
 }
+
+@test "set -e holds across bisect-tests' files checked as one program" {
+	cd "$REPO"
+	run set_e_program_findings bisect-tests/lib/*.sh bisect-tests/run
+	echo "$output"
+	[ -z "$output" ]
+}
