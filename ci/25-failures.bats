@@ -107,6 +107,9 @@ interrupt_run_during() {
 	[ "$RUN_STATUS" -eq 143 ]
 	grep -q 'bisect-tests: interrupted: no verdict for this commit' "$RUN_LOG"
 	[ "$(grep -c 'verdict=' "$RUN_LOG")" -eq 0 ]
+	# The signal went to the run alone; its build's make went with it.
+	sleep 1
+	[ -z "$(pgrep -af "make .*O=$KBRANCH_WORK/build/minimal" || true)" ]
 }
 
 @test "a machine that fails every boot attempt (QEMU not starting, or silent) is 128 after four attempts" {

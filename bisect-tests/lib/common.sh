@@ -42,11 +42,27 @@ logged() {
 # for work whose failure is an answer (a stage, a judge).  Tested in a
 # condition, a function would run without set -e; in a job whose status
 # wait reads, set -e holds in it.  INT and TERM end the job as they end
-# the run (130, 143); its die_setup (128) ends the run too.
+# the run (130, 143); its die_setup (128) ends the run too.  BT_JOB_PID
+# names the running job, which run's interrupted stops before the run
+# dies: a signal sent to the run alone would leave it (make, QEMU) going.
 job_status() {
 	JOB_STATUS=0
-	(trap 'exit 130' INT; trap 'exit 143' TERM; "$@") & wait "$!" || JOB_STATUS=$?
+	(trap 'exit 130' INT; trap 'exit 143' TERM; "$@") &
+	BT_JOB_PID=$!
+	wait "$BT_JOB_PID" || JOB_STATUS=$?
+	BT_JOB_PID=
 	[ "$JOB_STATUS" != 128 ] || exit 128
+}
+
+# Send signal $1 to process $2 and everything under it, the deepest
+# first: a parent killed first would hand its children to init, out of
+# reach.
+job_tree_kill() {
+	local signal=$1 pid=$2 child
+	for child in $(pgrep -P "$pid" || true); do
+		job_tree_kill "$signal" "$child"
+	done
+	kill "-$signal" "$pid" 2>/dev/null || true
 }
 
 # Per-variant directories: the build is kept between commits, the run is not.
