@@ -23,7 +23,7 @@ variant_registry() {
 mapfile -t KB_VARIANTS < <(variant_registry |
 	awk -v debian="$KBRANCH_VERIFY_DEBIAN" '$2 != "debian" || debian != 0 { print $1 }')
 
-# variant_field and variant_has: bisect-tests' reader of those lines.
+# variant_field and variant_trait: bisect-tests' reader of those lines.
 # shellcheck source=bisect-tests/lib/registry.sh
 source "$KB_REPO/bisect-tests/lib/registry.sh"
 
