@@ -110,6 +110,7 @@ pf_branch() {
 # The tip builds, configured like the builtin variant (log printed on failure).
 pf_builds() {
 	local branch=$1 log=$KBRANCH_WORK/logs/preflight-build.log rc
+	mkdir -p "${log%/*}"
 	: >"$log"
 	kgit checkout -q --detach "$branch"
 	# A job of its own, whose status is read: set -e holds in the build.
