@@ -73,7 +73,7 @@ missing_results() {
 run_role() {
 	local role=$1 todo=$2 dir=$3 base_dir=$4
 	export KTREE KBRANCH_WORK KB_REPO KCONFIG_MAKEFILE KCONFIG_KEY KCONFIG_USE
-	export -f kgit kconfig_dir kconfig_tools kconfig_arch_dir kconfig_batch_bin kconfig_batch batch_lines batch_key exit_status_of
+	export -f kgit kconfig_dir kconfig_tools kconfig_arch_dir kconfig_batch_bin kconfig_batch kconfig_env_srctree batch_lines batch_key exit_status_of
 	mkdir -p "$dir"
 	# set -euo pipefail in each: a bash of xargs' own does not have it.
 	cut -d' ' -f1 "$todo" | sort -u |
@@ -142,7 +142,7 @@ ensure_envs() {
 	head=$(kgit rev-parse HEAD)
 	[ "$head" = "$commit" ] || kgit checkout -q --detach "$commit"
 	export KTREE KBRANCH_WORK KB_REPO KCONFIG_MAKEFILE KCONFIG_KEY KCONFIG_USE
-	export -f kgit die kconfig_dir kconfig_tools kconfig_arch_dir kconfig_make_args kconfig_build kconfig_batch_bin kconfig_batch kconfig_env
+	export -f kgit die kconfig_dir kconfig_tools kconfig_arch_dir kconfig_make_args kconfig_build kconfig_batch_bin kconfig_batch kconfig_env_srctree kconfig_env exit_status_of
 	keys=$(first_of_each_key "$list")
 	xargs -P "$(nproc)" -L 1 bash -c 'kconfig_env "$@"' _ <<<"$keys" ||
 		die "defconfigs: recording conf's environment failed (see above)"
