@@ -455,13 +455,18 @@ exit_code_items() {
 	chmod +x "$fake/ccache"
 	# shellcheck source=bisect-tests/lib/compiler.sh
 	source "$BT/lib/compiler.sh"
-	# With ccache: gcc behind it, in depend mode; the environment's
-	# CC and HOSTCC win, CC only for this machine's own architecture.
-	unset CC HOSTCC CCACHE_DEPEND
+	# With ccache: gcc behind it, never in depend mode (it cached
+	# piggy.o without the payload it .incbin's), even when the
+	# environment asks; the environment's CC and HOSTCC win, CC only for
+	# this machine's own architecture.
+	unset CC HOSTCC CCACHE_NODEPEND
+	CCACHE_DEPEND=1
 	PATH=$fake:$PATH compiler_choose ""
 	[ "$CHOSEN_CC" = "ccache gcc" ]
 	[ "$CHOSEN_HOSTCC" = gcc ]
-	[ "$CCACHE_DEPEND" = 1 ]
+	[ -z "${CCACHE_DEPEND:-}" ]
+	[ "$CCACHE_NODEPEND" = 1 ]
+	[ "$CCACHE_NAMESPACE" = kbranch-no-depend ]
 	PATH=$fake:$PATH compiler_choose aarch64-linux-gnu-
 	[ "$CHOSEN_CC" = "ccache aarch64-linux-gnu-gcc" ]
 	CC=clang HOSTCC=cc PATH=$fake:$PATH compiler_choose ""
@@ -469,11 +474,11 @@ exit_code_items() {
 	[ "$CHOSEN_HOSTCC" = cc ]
 	CC=clang PATH=$fake:$PATH compiler_choose aarch64-linux-gnu-
 	[ "$CHOSEN_CC" = "ccache aarch64-linux-gnu-gcc" ]
-	# Without ccache: gcc alone, and no depend mode set.
-	unset CCACHE_DEPEND
+	# Without ccache: gcc alone, and no ccache mode set.
+	unset CCACHE_NODEPEND
 	PATH=/usr/bin/not-there compiler_choose ""
 	[ "$CHOSEN_CC" = gcc ]
-	[ -z "${CCACHE_DEPEND:-}" ]
+	[ -z "${CCACHE_NODEPEND:-}" ]
 	# No other file makes the choice: none names ccache before a compiler.
 	run grep -rnE '"ccache |CC=(gcc|\$\{?CC)' "$REPO/bisect-tests/lib" "$REPO/bisect-tests/run" "$REPO/branch-scripts"
 	echo "$output"

@@ -5,22 +5,25 @@
 # it, so a build's compiler, and the config key it enters, never differ by
 # who builds.
 
-# ccache's depend mode: a miss runs the compiler alone, where the default
-# runs the preprocessor first to hash its output; kbuild's -MMD gives ccache
-# the headers to key on.  Measured here (fs/ext4, cold cache, -j2): 26 s in
-# depend mode, 32 to 42 s in the default, 24 to 38 s without ccache (the
-# machine's speed varied that much between runs); hits alike.
-# A CCACHE_DEPEND in the environment wins; a depend_mode in ccache.conf
-# does not (ccache ranks the environment above its config files).
-ccache_depend_mode() {
-	export CCACHE_DEPEND=${CCACHE_DEPEND:-1}
+# Never ccache's depend mode, whatever the environment or ccache.conf say:
+# it keys arch/x86/boot/compressed/piggy.S on its text and the headers
+# -MMD lists, not on the vmlinux.bin.gz it .incbin's, so two kernels whose
+# compressed sizes agree got the first one's payload: a Debian machine
+# booted the packaged kernel's bzImage (#63, 6.1.192) at the tip (6.1.192+).
+# The default mode preprocesses, sees the .incbin and does not cache it.
+# (Depend mode was faster on a miss: 26 s against 32 to 42 s for fs/ext4.)
+# A namespace of its own: what depend mode stored stays in the cache, and
+# direct mode would still find it (it did: a direct_cache_hit of #63).
+ccache_preprocessor_mode() {
+	unset CCACHE_DEPEND
+	export CCACHE_NODEPEND=1 CCACHE_NAMESPACE=kbranch-no-depend
 }
 
 # Sets CHOSEN_CC and CHOSEN_HOSTCC for a build with cross prefix $1 (""
 # for this machine's own architecture): the environment's CC and HOSTCC win,
-# CC only for this machine's architecture; else gcc, behind ccache (in
-# depend mode) when ccache is installed.  Variables, not output: the
-# depend mode is exported into the caller's shell.
+# CC only for this machine's architecture; else gcc, behind ccache (never
+# in depend mode) when ccache is installed.  Variables, not output: the
+# mode is exported into the caller's shell.
 # shellcheck disable=SC2034 # CHOSEN_*: read by the caller
 compiler_choose() {
 	local cross=$1
@@ -29,7 +32,7 @@ compiler_choose() {
 		CHOSEN_CC=$CC
 	elif command -v ccache >/dev/null; then
 		CHOSEN_CC="ccache ${cross}gcc"
-		ccache_depend_mode
+		ccache_preprocessor_mode
 	else
 		CHOSEN_CC=${cross}gcc
 	fi
