@@ -82,11 +82,6 @@ facts_holds() {
 	if grep -qxF "$2" "$1"; then echo yes; else echo no; fi
 }
 
-# The same as a status, for ci/canned/regenerate, a program of its own.
-facts_has() {
-	grep -qxF "$2" "$1"
-}
-
 # The value of /expect's key $2 as the guest of facts file $1 read it.
 facts_expect() {
 	sed -n "s/^expect $2=//p" "$1" | tail -n 1
