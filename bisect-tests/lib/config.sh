@@ -32,9 +32,9 @@ config_tool_versions() {
 	local cc tool
 	read -ra cc <<<"$BT_CC"
 	printf '%s\n' "$BT_CC" "$BT_HOSTCC"
-	"${cc[@]}" --version 2>&1 | head -n 1
+	"${cc[@]}" --version 2>&1 | sed -n 1p
 	for tool in ld objcopy pahole rustc bindgen; do
-		{ "$tool" --version 2>/dev/null || echo "no $tool"; } | head -n 1
+		{ "$tool" --version 2>/dev/null || echo "no $tool"; } | sed -n 1p
 	done
 	test -e "$("${cc[@]}" -print-file-name=plugin)/include/plugin-version.h" && echo plugins || echo no-plugins
 	# What make and kconfig take from the environment (KCONFIG_ALLCONFIG

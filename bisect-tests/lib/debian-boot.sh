@@ -209,8 +209,9 @@ debian_config_fresh() {
 # expectations declare step=0; nothing when HEAD has none (a packaged tree).
 debian_base_commit() {
 	local subject
-	subject=$(sed -n 's/^\([^#].*\) | .*step=0\( .*\)\{0,1\}$/\1/p' "$BT_DIR/expectations" | head -n 1)
-	git log --format='%H %s' -n 500 HEAD | awk -v s="$subject" 'substr($0, 42) == s { print $1; exit }'
+	subject=$(sed -n 's/^\([^#].*\) | .*step=0\( .*\)\{0,1\}$/\1/p' "$BT_DIR/expectations" | sed -n 1p)
+	# awk reads to the end: git log cut off by SIGPIPE fails under pipefail.
+	git log --format='%H %s' -n 500 HEAD | awk -v s="$subject" '!found && substr($0, 42) == s { print $1; found = 1 }'
 }
 
 # A checkout of the base, for making the seed when HEAD is elsewhere (a
@@ -608,9 +609,9 @@ debian_seen() {
 debian_seen_key() {
 	local obs=$1 key=$2 line
 	case $key in
-	root) debian_seen "$obs" root | awk '{ print $1 }' | head -n 1 ;;
+	root) debian_seen "$obs" root | awk '{ print $1 }' | sed -n 1p ;;
 	data)
-		line=$(sed -n 's|^fstab /srv/data [^:]*: ||p' "$obs" | head -n 1)
+		line=$(sed -n 's|^fstab /srv/data [^:]*: ||p' "$obs" | sed -n 1p)
 		case $line in mounted\ *) echo "${line#mounted }" ;; '') echo none ;; *) echo failed ;; esac
 		;;
 	modules) if grep -q '^modules [^:]*: failed' "$obs"; then echo failed; else echo ok; fi ;;

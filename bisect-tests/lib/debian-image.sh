@@ -229,7 +229,7 @@ debian_verify() {
 	dpkg-query --admindir="$root/var/lib/dpkg" -W -f='${db:Status-Abbrev}${Package} ${Version}\n' |
 		awk '$1 != "ii" { print "not installed: " $0 > "/dev/stderr"; bad = 1 } { print $2, $3 } END { exit bad }' |
 		sort >"$manifest" || return 1
-	extra=$(diff <(printf '%s\n' "$resolved") "$manifest" | sed -n 's/^[<>] //p' | head -n 3 | paste -sd ' ')
+	extra=$(diff <(printf '%s\n' "$resolved") "$manifest" | sed -n 's/^[<>] //p' | sed -n 1,3p | paste -sd ' ')
 	[ -z "$extra" ] || { echo "installed versions differ from those resolved: $extra" >&2; return 1; }
 }
 
@@ -264,7 +264,7 @@ debian_disk_full() {
 # than the archive.
 debian_log_reason() {
 	local line
-	line=$(grep -E '^E: ' "$DEBIAN_LOG" | grep -m1 -vE '^E: (apt-get .* failed|apt download failed|mmdebstrap failed|Some index files failed)' ||
+	line=$(grep -E '^E: ' "$DEBIAN_LOG" | grep -vE '^E: (apt-get .* failed|apt download failed|mmdebstrap failed|Some index files failed)' | sed -n 1p ||
 		grep -m1 '^E: ' "$DEBIAN_LOG" || tail -n 1 "$DEBIAN_LOG")
 	line=${line:0:300}
 	case "$line" in

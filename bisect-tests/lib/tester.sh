@@ -98,7 +98,7 @@ tester_variant() {
 tester_default_variant() {
 	local kind=built
 	[ "$BT_GUEST" != debian ] || kind=debian
-	variants_of "$kind" | head -n 1
+	variants_of "$kind" | sed -n 1p
 }
 
 # Why variant $1 (of kind $2) cannot be the guest asked for; nothing when

@@ -97,7 +97,7 @@ naive_run() {
 # while this edited a line of super.c that v2 no longer has).
 last_patch_changed_branch() {
 	local file
-	file=$(kgit diff --name-only "$KBRANCH_BRANCH^" "$KBRANCH_BRANCH" -- '*.c' | head -n 1)
+	file=$(kgit diff --name-only "$KBRANCH_BRANCH^" "$KBRANCH_BRANCH" -- '*.c' | sed -n 1p)
 	[ -n "$file" ] || die "bench: the last patch changes no C file to edit for (d)"
 	kgit checkout -q -f -B bench-last "$KBRANCH_BRANCH"
 	printf '/* kbranch bench: the last patch changed */\n' >>"$KTREE/$file"

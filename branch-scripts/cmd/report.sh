@@ -162,7 +162,7 @@ check_build_facts() {
 	cross=$(gate_field "$kind" cross)
 	config=$(gate_field "$kind" config)
 	printf 'arch=%s\tconfig=%s\tcompiler=%s' "$(gate_field "$kind" arch)" "${config#variant:}" \
-		"$("${cross}gcc" --version 2>/dev/null | head -n 1 || echo "${cross}gcc")"
+		"$("${cross}gcc" --version 2>/dev/null | sed -n 1p || echo "${cross}gcc")"
 }
 
 # One build and test per series commit and kind that the last kbranch

@@ -110,7 +110,7 @@ series_revision() {
 # rewritten, not trusted.)
 base_lines() {
 	local packaged=$1 first
-	first=$(kgit rev-list --reverse "$KB_BASE_TAG..$KBRANCH_BRANCH" | head -n 1)
+	first=$(kgit rev-list --reverse "$KB_BASE_TAG..$KBRANCH_BRANCH" | sed -n 1p)
 	# git's own lines (its patch-id is not git patch-id's, whatever mode).
 	kgit format-patch --stdout --base="$packaged" -1 "$first" |
 		grep -E '^(base-commit|prerequisite-patch-id): [0-9a-f]{40}$'
@@ -412,7 +412,7 @@ record_sent() {
 	kgit checkout -q "$KBRANCH_BRANCH"
 	(cd "$KTREE" && b4 prep --manual-reroll "$msgid") >>"$log" 2>&1 ||
 		die "b4 prep --manual-reroll could not record the sent revision (log: $log)"
-	step "b4 recorded the sent revision: tag $(kgit tag -l 'sent/*' --sort=-creatordate | head -n 1)"
+	step "b4 recorded the sent revision: tag $(kgit tag -l 'sent/*' --sort=-creatordate | sed -n 1p)"
 }
 
 # Patches whose recorded author is the project's placeholder go out

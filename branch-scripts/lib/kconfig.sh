@@ -22,7 +22,7 @@ kconfig_dir() {
 
 # The compiler and linker that Kconfig's probes ask, as a short hash.
 kconfig_tools() {
-	{ gcc --version | head -n 1; ld --version | head -n 1; } | sha256sum | cut -c1-12
+	{ gcc --version | sed -n 1p; ld --version | sed -n 1p; } | sha256sum | cut -c1-12
 }
 
 # A KEY is an ARCH, or um.SUBARCH: um's Kconfig reads SUBARCH.
