@@ -103,6 +103,17 @@ bisect_refused() {
 	[[ "$stderr" == *"--config is the variant: give it without --variant (--guest debian boots it in the Debian machine)"* ]]
 }
 
+@test "kbranch bisect: --packages without the Debian machine, or with a name that is not a package's, is refused" {
+	bisect_refused --good HEAD~2 --bad HEAD --config "$BATS_TEST_TMPDIR/good.config" --packages acl
+	[[ "$stderr" == *"--packages installs Debian packages in the Debian machine: give it with --guest debian"* ]]
+	bisect_refused --good HEAD~2 --bad HEAD --guest debian --config "$BATS_TEST_TMPDIR/good.config" --packages 'acl;rm'
+	[[ "$stderr" == *"--packages 'acl;rm': 'acl;rm' is not a Debian package name (comma-separated, as acl,xfsprogs)"* ]]
+	bisect_refused --good HEAD~2 --bad HEAD --guest debian --config "$BATS_TEST_TMPDIR/good.config" --packages 'acl xfsprogs'
+	[[ "$stderr" == *"'acl xfsprogs' is not a Debian package name"* ]]
+	bisect_refused --good HEAD~2 --bad HEAD --guest debian --config "$BATS_TEST_TMPDIR/good.config" --packages acl,,attr
+	[[ "$stderr" == *"--packages 'acl,,attr': '' is not a Debian package name"* ]]
+}
+
 @test "kbranch bisect: --guest debian with a config, a test and --repeat passes the input checks" {
 	run --separate-stderr "$REPO/bisect-tests/run" --check-options --guest debian \
 		--config "$BATS_TEST_TMPDIR/good.config" --test "$BATS_TEST_TMPDIR/test.sh" --repeat 2

@@ -144,6 +144,34 @@ no_archive() {
 	nothing_left "$work"
 }
 
+# A tester's --packages (kbranch bisect --guest debian): the image the
+# reproducer's machine boots has them, beside the list's own image.
+@test "make-image --packages acl: an image of its own beside the list's, with setfacl in it; the list's image is the same" {
+	local dir other
+	dir=$(image_dir)
+	other=$("$MAKE_IMAGE" --packages acl 2> >(sed -u 's/^/# /' >&3))
+	[ "$other" != "$dir" ]
+	grep -q '^acl ' "$other/manifest"
+	[ -x "$other/root/usr/bin/setfacl" ]
+	run ! grep -q '^acl ' "$dir/manifest"
+	[ "$(image_dir)" = "$dir" ]
+	rm -rf "$other"
+}
+
+@test "a tester's --packages the archive does not have: one line and 128 from the input checks, before anything is built" {
+	local work
+	work=$(fresh_work)
+	printf 'CONFIG_EXT4_FS=y\n' >"$BATS_TEST_TMPDIR/tester.config"
+	KBRANCH_WORK=$work must_fail_with_one_line "$REPO/bisect-tests/run" --check-options --guest debian \
+		--config "$BATS_TEST_TMPDIR/tester.config" --packages acl,no-such-package-kbranch
+	[ "$status" -eq 128 ]
+	[[ "$stderr" == *"debian image: apt cannot install the package list: E: Unable to locate package no-such-package-kbranch"* ]]
+	nothing_left "$work"
+	KBRANCH_WORK=$work run --separate-stderr "$REPO/bisect-tests/run" --check-options --guest debian \
+		--config "$BATS_TEST_TMPDIR/tester.config" --packages acl,xfsprogs
+	[ "$status" -eq 0 ] || { echo "$stderr"; return 1; }
+}
+
 @test "an archive that does not answer is a setup error (128) in one line, and no half image" {
 	local work
 	work=$(fresh_work)

@@ -27,6 +27,10 @@ DEBIAN_LOG=$KBRANCH_WORK/logs/debian-image.log
 # Sparse: it costs what the tree holds, and leaves room for a kernel's
 # modules and initramfs.
 DEBIAN_IMAGE_SIZE=2G
+# Packages on top of the list, one a line (a tester's --packages,
+# lib/tester.sh): part of the list, so of the key, and of an image of
+# their own.
+DEBIAN_EXTRA=''
 # Fixed, so the boot loader's root=UUID=... is known before the image is.
 DEBIAN_ROOT_UUID=6b3e0f3a-28a1-4c1e-9d2b-0e4d5e7a1c28
 # A machine id of its own: an empty one would make systemd treat every
@@ -346,16 +350,26 @@ debian_check_tools() {
 	command -v mke2fs >/dev/null || debian_die "mke2fs is missing (apt-get install e2fsprogs)"
 }
 
-# Print the image's directory, made first unless the cache has it.
-debian_image() {
-	local names list=() resolved dir ready
-	debian_check_tools
+# Sets DEBIAN_NAMES to the list's names and DEBIAN_EXTRA's, and
+# DEBIAN_RESOLVED to what apt resolves for them, or dies in one line with
+# apt's reason (a package the archive does not have).  Reads the host's
+# apt lists only: a tester's --packages is checked so before any build.
+debian_resolve_list() {
+	local list=()
 	debian_package_names
-	names=$DEBIAN_NAMES
-	[ -n "$names" ] || debian_die "$DEBIAN_LIST names no package"
-	mapfile -t list <<<"$names"
+	[ -n "$DEBIAN_NAMES" ] || debian_die "$DEBIAN_LIST names no package"
+	[ -z "$DEBIAN_EXTRA" ] || DEBIAN_NAMES+=$'\n'$DEBIAN_EXTRA
+	mapfile -t list <<<"$DEBIAN_NAMES"
 	debian_apt_setup
 	debian_resolve "${list[@]}"
+}
+
+# Print the image's directory, made first unless the cache has it.
+debian_image() {
+	local names resolved dir ready
+	debian_check_tools
+	debian_resolve_list
+	names=$DEBIAN_NAMES
 	resolved=$DEBIAN_RESOLVED
 	DEBIAN_KEY=$(debian_key "$names" "$resolved")
 	dir=$(debian_image_path "$DEBIAN_KEY")

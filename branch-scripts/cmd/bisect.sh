@@ -2,8 +2,8 @@
 # summary: a tester's bisect with their .config and reproducer: both ends checked first, the culprit reverted on bad, one report
 
 # kbranch bisect --good A --bad B [--config FILE] [--test SCRIPT]
-#                [--repeat N] [--guest busybox|debian] [--variant NAME]
-#                [--tree DIR] [--report FILE]
+#                [--repeat N] [--guest busybox|debian] [--packages LIST]
+#                [--variant NAME] [--tree DIR] [--report FILE]
 #
 # The kernel's bisect guide (Documentation/admin-guide/verify-bugs-and-
 # bisect-regressions.rst) done by the machine, each step through
@@ -37,6 +37,8 @@
 # kernel installed the Debian way, the test run once systemd reached its
 # target with the scratch disks (/dev/vda test_fs, /dev/vdb plain);
 # --repeat N is N boots, each from fresh disks, each running the test.
+# --packages acl,xfsprogs: Debian packages the test needs (setfacl,
+# xfs_io), installed with their dependencies in an image of their own.
 # --variant NAME without --config bisects with one of our variants'
 # configs; one of kind debian is the Debian guest: with --test or
 # --repeat it boots the tester's machine, else runs its scenarios.
@@ -49,7 +51,8 @@
 # when a culprit is named, 1 when an end is wrong or none could be named,
 # 128 for bad input (one line, nothing built: not a kernel config, A not
 # an ancestor of B, a test script missing or not executable, a tree
-# without the series, a guest that is not busybox or debian, a bisect
+# without the series, a guest that is not busybox or debian, --packages
+# without --guest debian or with a name that is not a package's, a bisect
 # already running on the tree), 130/143 when interrupted (git bisect reset done,
 # the report says where it stopped).
 
@@ -61,11 +64,11 @@ KB_BISECT_RUN_OPTS=()
 KB_BISECT_OPT_TEXT=''
 
 bisect_usage() {
-	die "usage: kbranch bisect --good A --bad B [--config FILE] [--test SCRIPT] [--repeat N] [--guest busybox|debian] [--variant NAME] [--tree DIR] [--report FILE]"
+	die "usage: kbranch bisect --good A --bad B [--config FILE] [--test SCRIPT] [--repeat N] [--guest busybox|debian] [--packages LIST] [--variant NAME] [--tree DIR] [--report FILE]"
 }
 
 bisect_parse() {
-	local config='' test='' repeat=1 variant='' guest=''
+	local config='' test='' repeat=1 variant='' guest='' packages=''
 	while [ "$#" -gt 0 ]; do
 		[ "$#" -ge 2 ] || bisect_usage
 		case $1 in
@@ -78,6 +81,7 @@ bisect_parse() {
 		--repeat) repeat=$2 ;;
 		--variant) variant=$2 ;;
 		--guest) guest=$2 ;;
+		--packages) packages=$2 ;;
 		*) bisect_usage ;;
 		esac
 		shift 2
@@ -90,7 +94,8 @@ bisect_parse() {
 	KB_BISECT_GUEST_OPTS=()
 	[ -z "$guest" ] || KB_BISECT_GUEST_OPTS=(--guest "$guest")
 	KB_BISECT_RUN_OPTS+=(--repeat "$repeat" "${KB_BISECT_GUEST_OPTS[@]}")
-	KB_BISECT_OPT_TEXT="config: ${config:-none (the variant config)}; test: ${test:-our checks}; repeat: $repeat; guest: ${guest:-as the variant}; variant: ${variant:-default}"
+	[ -z "$packages" ] || KB_BISECT_RUN_OPTS+=(--packages "$packages")
+	KB_BISECT_OPT_TEXT="config: ${config:-none (the variant config)}; test: ${test:-our checks}; repeat: $repeat; guest: ${guest:-as the variant}${packages:+; packages: $packages}; variant: ${variant:-default}"
 	: "${KB_BISECT_TREE:=$KTREE}"
 	return 0
 }
