@@ -29,6 +29,21 @@ umount /mnt/scratch
 echo "repro: created"
 SH
 	chmod +x "$KBRANCH_CI_SCRATCH/debian-repro.sh"
+	# A reproducer that needs a package the machine does not have
+	# (setfacl, from acl): it cannot test without it (125).
+	cat >"$KBRANCH_CI_SCRATCH/debian-acl-repro.sh" <<'SH'
+#!/bin/sh
+command -v setfacl >/dev/null || { echo "repro: no setfacl in this machine"; exit 125; }
+mkdir -p /mnt/scratch
+mount -t ext4 /dev/vdb /mnt/scratch || { echo "repro: mount failed"; exit 1; }
+touch /mnt/scratch/f
+setfacl -m u:1000:r /mnt/scratch/f || { echo "repro: setfacl failed"; umount /mnt/scratch; exit 1; }
+acl=$(getfacl -c /mnt/scratch/f | grep '^user:1000:')
+umount /mnt/scratch
+[ "$acl" = "user:1000:r--" ] || { echo "repro: the ACL read back as '$acl'"; exit 1; }
+echo "repro: ACL set and read back: $acl"
+SH
+	chmod +x "$KBRANCH_CI_SCRATCH/debian-acl-repro.sh"
 }
 
 setup() {
@@ -93,4 +108,28 @@ PY
 	grep -q '^reproducer-output: debian 12\.[0-9]*; multi-user.target active' "$dir"/logs/2-bad-end-*.consoles/boots/1/report.txt
 	[ "$(grep -l '^reproducer-output: repro: create failed' "$dir"/logs/2-bad-end-*.consoles/boots/*/report.txt | wc -l)" -eq 2 ]
 	[ "$(grep -l '^reproducer: 0' "$dir"/logs/1-good-end-*.consoles/boots/*/report.txt | wc -l)" -eq 2 ]
+}
+
+# The tester's reproducer needs setfacl, which the machine's own list
+# does not hold: without --packages it cannot test (125), with --packages
+# acl the machine's image has it and the test passes at the tip.  The
+# tester's build dir is the one the test above left, so only the image
+# (about 40 s) is new.
+@test "bisect-tests/run --guest debian --packages acl: the tester's reproducer runs setfacl in the Debian machine; without it, 125" {
+	local dir
+	planted_clone
+	git -C "$CLONE" checkout -q -f ext4-rename
+	cd "$CLONE"
+	run --separate-stderr "$REPO/bisect-tests/run" --guest debian \
+		--config "$KBRANCH_CI_SCRATCH/tester-debug.config" --test "$KBRANCH_CI_SCRATCH/debian-acl-repro.sh"
+	printf '%s\n' "$stderr" | tail -n 5
+	[ "$status" -eq 125 ]
+	dir=$(sed -n 's/^RESULT .* run=\([^ ]*\).*/\1/p' <<<"$output")
+	grep -q '^reproducer-output: repro: no setfacl in this machine' "$dir"/boots/1/report.txt
+	run --separate-stderr "$REPO/bisect-tests/run" --guest debian --packages acl \
+		--config "$KBRANCH_CI_SCRATCH/tester-debug.config" --test "$KBRANCH_CI_SCRATCH/debian-acl-repro.sh"
+	printf '%s\n' "$stderr" | tail -n 5
+	[ "$status" -eq 0 ]
+	dir=$(sed -n 's/^RESULT .* run=\([^ ]*\).*/\1/p' <<<"$output")
+	grep -q '^reproducer-output: repro: ACL set and read back: user:1000:r--' "$dir"/boots/1/report.txt
 }
