@@ -65,11 +65,8 @@ PY
 	culprit=$(ktree rev-parse scratch-acl~1)
 	kbisect --good ext4-rename --bad scratch-acl \
 		--config "$KBRANCH_CI_SCRATCH/tester-old-era.config" --test "$KBRANCH_CI_SCRATCH/acl-repro.sh"
-	[ "$status" -eq 0 ]
+	bisect_confirmed "$culprit" 'ext4: planted: the ext4dev ACL option stops selecting EXT4_FS_POSIX_ACL'
 	report=$(report_of)
-	cat "$report"
-	[ "$(first_bad_line)" = "first bad commit: $culprit ext4: planted: the ext4dev ACL option stops selecting EXT4_FS_POSIX_ACL" ]
-	[ "$(revert_line)" = "revert check: passed" ]
 	grep -qx '  CONFIG_EXT4_FS_POSIX_ACL: y -> n' "$report"
 	# Carried from the good end's config, the new option was written there
 	# and stays: stepping and jumping differ at this Kconfig step, and the

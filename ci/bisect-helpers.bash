@@ -84,3 +84,13 @@ first_bad_line() {
 revert_line() {
 	printf '%s\n' "${lines[${#lines[@]} - 2]}"
 }
+
+# The bisect just run (kbisect) printed its report, named commit $1 with
+# subject $2 as the first bad one, and its revert on the bad end passed.
+bisect_confirmed() {
+	local culprit=$1 subject=$2
+	cat "$(report_of)"
+	[ "$status" -eq 0 ]
+	[ "$(first_bad_line)" = "first bad commit: $culprit $subject" ]
+	[ "$(revert_line)" = "revert check: passed" ]
+}
