@@ -233,7 +233,7 @@ debian_verify() {
 	dpkg-query --admindir="$root/var/lib/dpkg" -W -f='${db:Status-Abbrev}${Package} ${Version}\n' |
 		awk '$1 != "ii" { print "not installed: " $0 > "/dev/stderr"; bad = 1 } { print $2, $3 } END { exit bad }' |
 		sort >"$manifest" || return 1
-	extra=$(diff <(printf '%s\n' "$resolved") "$manifest" | sed -n 's/^[<>] //p' | sed -n 1,3p | paste -sd ' ')
+	extra=$(diff <(printf '%s\n' "$resolved") "$manifest" | awk '/^[<>] / && n++ < 3 { print substr($0, 3) }' | paste -sd ' ')
 	[ -z "$extra" ] || { echo "installed versions differ from those resolved: $extra" >&2; return 1; }
 }
 
@@ -348,6 +348,21 @@ debian_check_tools() {
 	[ "$(id -u)" -eq 0 ] || debian_die "needs root (mmdebstrap's root mode, chroot)"
 	command -v mmdebstrap >/dev/null || debian_die "mmdebstrap is missing (apt-get install mmdebstrap)"
 	command -v mke2fs >/dev/null || debian_die "mke2fs is missing (apt-get install e2fsprogs)"
+}
+
+# Sets DEBIAN_EXTRA from $1, Debian package names separated by commas
+# (a tester's --packages), and resolves the list with them (below): one
+# line and 128 for a name that is no package name or that apt cannot find.
+debian_extra_packages() {
+	local given=$1 name names=()
+	IFS=, read -r -a names <<<"$given"
+	for name in "${names[@]}"; do
+		# Debian policy's package name: lower case, digits, + - . ; two or more.
+		[[ "$name" =~ ^[a-z0-9][a-z0-9+.-]+$ ]] ||
+			die_setup "--packages '$given': '$name' is not a Debian package name (comma-separated, as acl,xfsprogs)"
+	done
+	DEBIAN_EXTRA=$(printf '%s\n' "${names[@]}")
+	debian_resolve_list
 }
 
 # Sets DEBIAN_NAMES to the list's names and DEBIAN_EXTRA's, and

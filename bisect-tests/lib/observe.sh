@@ -84,7 +84,7 @@ observe_write() {
 			observe_log_lines "$facts" "root-$kind log"
 			printf 'root-%s: %s\n' "$kind" "$(rootboot_observed "$facts" | sed 's/ order=.*//; s/^type=//')"
 		done
-		facts_get "$rdir/facts" fs | sed -n 1p | sed 's/^/fs: /; s/ *$//'
+		facts_get "$rdir/facts" fs | sed -n '1{s/^/fs: /; s/ *$//; p}'
 		observe_tests "$rdir/facts"
 		ko=$(build_dir "$v")/fs/ext4/$(expect module).ko
 		modular=$(variant_modular "$v")

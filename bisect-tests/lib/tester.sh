@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# shellcheck disable=SC2034 # KBRANCH_OLDCONFIG, BT_RESULT_EXTRA and DEBIAN_EXTRA are read by config.sh, verdict.sh and debian-image.sh
+# shellcheck disable=SC2034 # KBRANCH_OLDCONFIG and BT_RESULT_EXTRA are read by config.sh and verdict.sh
 # A tester's own bisect (kbranch bisect, or git bisect run by hand):
 #   --config FILE    their .config, any era, taken to each commit with
 #                    "make olddefconfig" as a carried variant of its own,
@@ -29,7 +29,7 @@ BT_TESTER_VARIANT=''
 # busybox or debian; empty: the variant's own (kind debian: the Debian machine).
 BT_GUEST=''
 # Packages the Debian machine's image gets on top of debian/packages,
-# comma-separated (lib/debian-image.sh reads them as DEBIAN_EXTRA).
+# comma-separated (lib/debian-image.sh, debian_extra_packages).
 BT_PACKAGES=''
 
 # "yes" when file $1 is a kernel config, else "no": every line is blank,
@@ -70,22 +70,14 @@ tester_options_check() {
 	tester_packages_check
 }
 
-# --packages: Debian package names, for the Debian machine only, which
-# the host's apt lists must resolve (with the machine's own list): one
-# line and 128 here, before anything is built.
+# --packages: for the Debian machine only; the names checked, and
+# resolved by apt from the host's lists, here: one line and 128 before
+# anything is built.
 tester_packages_check() {
-	local name names=()
 	[ -n "$BT_PACKAGES" ] || return 0
 	[ "$BT_GUEST" = debian ] ||
 		die_setup "--packages installs Debian packages in the Debian machine: give it with --guest debian"
-	IFS=, read -r -a names <<<"$BT_PACKAGES"
-	for name in "${names[@]}"; do
-		# Debian policy's package name: lower case, digits, + - . ; two or more.
-		[[ "$name" =~ ^[a-z0-9][a-z0-9+.-]+$ ]] ||
-			die_setup "--packages '$BT_PACKAGES': '$name' is not a Debian package name (comma-separated, as acl,xfsprogs)"
-	done
-	DEBIAN_EXTRA=$(printf '%s\n' "${names[@]}")
-	debian_resolve_list
+	debian_extra_packages "$BT_PACKAGES"
 }
 
 # With --config, the run's one variant is the tester's: named by a hash

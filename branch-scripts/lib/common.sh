@@ -44,7 +44,7 @@ version_ref() {
 # The packaged import the base sits on, as its tag's version part: each
 # import is a root commit, so only one packaged/* tag is its ancestor.
 base_version() {
-	kgit tag --merged "$KB_BASE_TAG" -l 'packaged/*' | sed 's|^packaged/||' | sed -n 1p
+	kgit tag --merged "$KB_BASE_TAG" -l 'packaged/*' | sed -n '1s|^packaged/||p'
 }
 
 # Record the base's packaged version as verified in base/linux-source.version
