@@ -96,8 +96,6 @@ qemu_injected_fault() {
 qemu_retrying() {
 	local console=$1 attempt start rc why=''
 	shift
-	[[ "$KBRANCH_FAULT_QEMU" =~ ^([0-9]+|first)$ ]] ||
-		die_setup "KBRANCH_FAULT_QEMU must be a percentage or 'first', not '$KBRANCH_FAULT_QEMU'"
 	for ((attempt = 1; attempt <= BT_BOOT_ATTEMPTS; attempt++)); do
 		BT_BOOT_ATTEMPT=$attempt
 		start=$SECONDS

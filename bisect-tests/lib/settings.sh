@@ -27,3 +27,20 @@
 # family the Debian machines take (kbranch rebase to another series of
 # linux-source moves it).
 : "${KBRANCH_DEBIAN_CONFIG:=/usr/src/linux-config-6.1/config.amd64_none_amd64.xz}"
+
+# Each setting as the tools can take it, checked before anything runs: a
+# timeout that is no number makes timeout(1) exit 125 at every boot, and a
+# work dir with a space or a colon breaks make's O= and every tool given a
+# path in it; failures a bisect would read as the commit's.  128 instead.
+settings_check() {
+	[[ "$KBRANCH_BOOT_TIMEOUT" =~ ^[1-9][0-9]{0,5}$ ]] ||
+		die_setup "KBRANCH_BOOT_TIMEOUT must be a number of seconds (1 to 999999), not '$KBRANCH_BOOT_TIMEOUT'"
+	[[ "$KBRANCH_KVM" =~ ^[01]$ ]] ||
+		die_setup "KBRANCH_KVM must be 0 or 1, not '$KBRANCH_KVM'"
+	[[ "$KBRANCH_FAULT_QEMU" =~ ^([0-9]|[1-9][0-9]|100|first)$ ]] ||
+		die_setup "KBRANCH_FAULT_QEMU must be a percentage (0 to 100) or 'first', not '$KBRANCH_FAULT_QEMU'"
+	[[ "$KBRANCH_WORK" == /* ]] ||
+		die_setup "KBRANCH_WORK must be an absolute path, not '$KBRANCH_WORK'"
+	[[ "$KBRANCH_WORK" != *[[:space:]:\\\$\#\'\"]* ]] ||
+		die_setup "KBRANCH_WORK '$KBRANCH_WORK' has a character make and the tools cannot take in a path (a space, : \\ \$ # ' or \")"
+}

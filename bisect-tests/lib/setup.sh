@@ -17,6 +17,8 @@ setup_problem() {
 	[ -f "$log" ] || return 0
 	if grep -qE 'No space left on device|Disk quota exceeded' "$log"; then
 		echo "the disk is full: $(grep -m1 -E 'No space left|quota exceeded' "$log")"
+	elif grep -qE 'Read-only file system' "$log"; then
+		echo "the disk is read-only: $(grep -m1 -E 'Read-only file system' "$log")"
 	elif grep -qE 'Killed signal terminated program|cc1: out of memory|virtual memory exhausted|terminated with signal 9|Cannot allocate memory' "$log"; then
 		echo "a tool was killed (out of memory?): $(grep -m1 -E 'Killed signal|out of memory|memory exhausted|signal 9|Cannot allocate' "$log")"
 	elif grep -qE '(^|[ /:])(flex|bison|bc|gcc|cc|ld|perl|openssl|cpio|mke2fs|debugfs|depmod|gen_init_cpio|busybox): (command )?not found|No such file or directory.*(flex|bison|bc)$' "$log"; then
@@ -32,4 +34,26 @@ setup_check() {
 	local variant=$1 stage=$2 log=$3 why
 	why=$(setup_problem "$log")
 	[ -z "$why" ] || die_setup "$variant: $stage failed for this machine, not the commit: $why (log: $log)"
+}
+
+# Why the work dir cannot take the run's files, or nothing: its build/
+# made, and 1 MiB written and synced there (the free space setup_problem
+# asks of a stage's disk).  Asked before the run's first write (its lock,
+# its run-id), which fails in run's own shell: an exit 1 that git bisect
+# run would read as bad.
+work_dir_problem() {
+	local err probe=$KBRANCH_WORK/build/.write-probe.$$
+	if ! err=$(mkdir -p "$KBRANCH_WORK/build" 2>&1); then
+		printf '%s\n' "${err##*: }"
+	elif ! err=$(dd if=/dev/zero of="$probe" bs=64K count=16 conv=fsync status=none 2>&1); then
+		printf '%s\n' "${err##*: }"
+	fi
+	rm -f "$probe"
+}
+
+# 128, naming the reason, unless the work dir takes the run's files.
+work_dir_check() {
+	local why
+	why=$(work_dir_problem)
+	[ -z "$why" ] || die_setup "work dir $KBRANCH_WORK cannot be written: $why"
 }
