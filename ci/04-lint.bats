@@ -401,62 +401,100 @@ FORMS
 # where set -e stops holding inside it) of each file given, checked under
 # the set -e it runs in (a sourced file is checked as if it began with
 # the set -euo pipefail of the program that sources it): "N file" lines.
+# Fails if shellcheck does not run (status 2 and up: 1 is findings).
 set_e_findings() {
-	local f copy
+	local f copy rc found bad=0
 	for f in "$@"; do
 		copy=$BATS_TEST_TMPDIR/sete/$f
 		mkdir -p "${copy%/*}"
-		{ printf '#!/bin/bash\nset -euo pipefail\n'; cat "$f"; } >"$copy"
-		printf '%s %s\n' "$(shellcheck -x -o check-set-e-suppressed -f gcc "$copy" | grep -c '\[SC2310\]' || true)" "$f"
+		{ printf '#!/bin/bash\nset -euo pipefail\n'; cat "$f"; } >"$copy" || return 1
+		rc=0
+		found=$(shellcheck -x -o check-set-e-suppressed -f gcc "$copy") || rc=$?
+		[ "$rc" -le 1 ] || { printf 'shellcheck failed on %s: status %s\n' "$f" "$rc"; bad=1; }
+		printf '%s %s\n' "$(grep -c '\[SC2310\]' <<<"$found" || true)" "$f"
 	done
+	return "$bad"
+}
+
+# The set -e lints' positive control, which each must report: a function
+# called in a condition, in the file that defines it (sete-def.sh, line 6)
+# and in another (sete-call.sh, line 3), seen only with both as one program.
+set_e_fixture() {
+	cat >"$BATS_TEST_TMPDIR/sete-def.sh" <<'DEF'
+# shellcheck shell=bash
+sete_fixture() {
+	false
+	echo "set -e did not stop sete_fixture"
+}
+sete_fixture || echo "sete_fixture failed"
+DEF
+	cat >"$BATS_TEST_TMPDIR/sete-call.sh" <<'CALL'
+# shellcheck shell=bash
+# A function of another file, called in a condition.
+if sete_fixture; then :; fi
+CALL
 }
 
 @test "set -e holds: no program and no file it sources calls a function where set -e stops holding" {
+	set_e_fixture
 	cd "$REPO"
-	run set_e_findings branch-scripts/kbranch branch-scripts/lib/*.sh branch-scripts/cmd/*.sh \
+	run set_e_findings "$BATS_TEST_TMPDIR/sete-def.sh" \
+		branch-scripts/kbranch branch-scripts/lib/*.sh branch-scripts/cmd/*.sh \
 		bisect-tests/run bisect-tests/lib/*.sh bisect-tests/debian/make-image
 	echo "$output"
-	run grep -v '^0 ' <<<"$output"
-	[ -z "$output" ]
+	[ "$status" -eq 0 ]
+	# The fixture's finding, and no other.
+	[ "$(grep -v '^0 ' <<<"$output")" = "1 $BATS_TEST_TMPDIR/sete-def.sh" ]
 }
 
 # The same, for files $@ checked as one program: shellcheck sees a
 # function of one file called in a condition in another only so.  One
-# "file:line: function" line per finding.
+# "file:line: function" line per finding.  Fails if shellcheck does not run.
 set_e_program_findings() {
-	local all=$BATS_TEST_TMPDIR/program.sh f n=3 starts=() s line col first file
+	local all=$BATS_TEST_TMPDIR/program.sh f n=3 starts=() s line col first file rc=0
 	printf '#!/bin/bash\nset -euo pipefail\nshopt -s inherit_errexit\n' >"$all"
 	for f in "$@"; do
 		starts+=("$((n + 1)) $f")
-		cat "$f" >>"$all"
+		cat "$f" >>"$all" || return 1
 		n=$((n + $(wc -l <"$f")))
 	done
+	shellcheck -o check-set-e-suppressed -f gcc "$all" >"$all.found" || rc=$?
+	[ "$rc" -le 1 ] || { printf 'shellcheck failed: status %s\n' "$rc"; return 1; }
 	while IFS=: read -r _ line col _; do
 		for s in "${starts[@]}"; do
 			[ "${s%% *}" -gt "$line" ] || { first=${s%% *} file=${s#* }; }
 		done
 		printf '%s:%s: %s\n' "$file" "$((line - first + 1))" \
 			"$(sed -n "${line}p" "$all" | cut -c"$col"- | grep -oE '^[A-Za-z_][A-Za-z0-9_]*')"
-	done < <(shellcheck -o check-set-e-suppressed -f gcc "$all" | grep '\[SC2310\]' || true)
+	done < <(grep '\[SC2310\]' "$all.found" || true)
 }
 
 @test "set -e holds across kbranch's files checked as one program, kgit (one git command, where set -e has nothing to stop) aside" {
+	set_e_fixture
 	cd "$REPO"
 	# kgit is one command: were it more, set -e off inside it would matter.
 	[ "$(bash -c '. branch-scripts/lib/common.sh; declare -f kgit' | sed -n '3,$p')" = '    git -C "$KTREE" -c user.name=kbranch -c user.email=kbranch@localhost "$@"
 }' ]
-	run set_e_program_findings branch-scripts/kbranch branch-scripts/lib/*.sh branch-scripts/cmd/*.sh \
-		bisect-tests/lib/compiler.sh bisect-tests/lib/compat.sh bisect-tests/lib/registry.sh
+	run set_e_program_findings "$BATS_TEST_TMPDIR/sete-def.sh" branch-scripts/kbranch branch-scripts/lib/*.sh \
+		branch-scripts/cmd/*.sh bisect-tests/lib/compiler.sh bisect-tests/lib/compat.sh bisect-tests/lib/registry.sh \
+		"$BATS_TEST_TMPDIR/sete-call.sh"
 	echo "$output"
-	run grep -v ': kgit$' <<<"$output"
-	[ -z "$output" ]
+	[ "$status" -eq 0 ]
+	# The fixture's findings, and no other.
+	[ "$(grep -v ': kgit$' <<<"$output")" = "$BATS_TEST_TMPDIR/sete-def.sh:6: sete_fixture
+$BATS_TEST_TMPDIR/sete-call.sh:3: sete_fixture" ]
 }
 
 @test "set -e holds across bisect-tests' files checked as one program" {
+	set_e_fixture
 	cd "$REPO"
-	run set_e_program_findings bisect-tests/lib/*.sh bisect-tests/run
+	run set_e_program_findings "$BATS_TEST_TMPDIR/sete-def.sh" bisect-tests/lib/*.sh bisect-tests/run \
+		"$BATS_TEST_TMPDIR/sete-call.sh"
 	echo "$output"
-	[ -z "$output" ]
+	[ "$status" -eq 0 ]
+	# The fixture's findings, and no other.
+	[ "$output" = "$BATS_TEST_TMPDIR/sete-def.sh:6: sete_fixture
+$BATS_TEST_TMPDIR/sete-call.sh:3: sete_fixture" ]
 }
 
 # The shell programs and the files they source: everything that runs
