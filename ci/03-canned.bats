@@ -290,27 +290,64 @@ compat_differences_malformed() {
 	done < <(compat_entries "$1")
 }
 
-@test "compat-differences has one reader: entries split once, a line listed only for the variants and steps it names" {
+@test "compat_entries: comments and blank lines left out; an entry is its file line number, its check, its variants and steps without spaces, its literal line less one space each side, and not its why" {
 	printf '%s\n' '# packaged | builtin | 4 | + commented out | why' '' \
-		'packaged | builtin, module | 2,4 | + fs: ext4  | why' \
+		'packaged | builtin, module | 2, 4 | + fs: ext4  | why' \
 		'config-packaged | - | 4 | tip: + CONFIG_X=y | why' >"$BATS_TEST_TMPDIR/compat"
 	run compat_entries "$BATS_TEST_TMPDIR/compat"
 	[ "$output" = "3|packaged|builtin,module|2,4|+ fs: ext4 
 4|config-packaged|-|4|tip: + CONFIG_X=y" ]
+}
+
+@test "compat_lookup: a line is listed under its own check, with its exact text, for each variant it names as a whole name (not minimal for carried-minimal, nor the reverse, nor min for either), at the steps it names" {
+	printf '%s\n' '# packaged | builtin | 4 | + commented out | why' \
+		'config-gained | carried-minimal | 0,1 | CONFIG_EXT4DEV_FS=y | why' \
+		'packaged | minimal | 0,1 | + fs: ext3 ext2 ext4dev | why' \
+		'packaged | builtin, module | 2,4 | + fs: ext4  | why' \
+		'config-packaged | - | 4 | tip: + CONFIG_X=y | why' >"$BATS_TEST_TMPDIR/compat"
 	mapfile -t COMPAT_ENTRIES < <(compat_entries "$BATS_TEST_TMPDIR/compat")
-	[ "$(listed packaged module 4 "+ fs: ext4 ")" = yes ]
-	[ "$(listed config-packaged - 4 "tip: + CONFIG_X=y")" = yes ]
-	[ "$(listed packaged minimal 4 "+ fs: ext4 ")" = no ]
-	[ "$(listed packaged module 3 "+ fs: ext4 ")" = no ]
-	[ "$(listed config-gained module 4 "+ fs: ext4 ")" = no ]
-	[ "$(listed packaged module 4 "+ fs: ext4")" = no ]
-	[ "$(listed packaged builtin 4 "+ commented out")" = no ]
-	# The repository's own file, read by default.
-	unset COMPAT_ENTRIES
+	# A variant is a whole name among the line's: the registry has names
+	# inside names (minimal in carried-minimal, module in carried-module).
 	[ "$(listed config-gained carried-minimal 0 CONFIG_EXT4DEV_FS=y)" = yes ]
+	[ "$(listed config-gained minimal 0 CONFIG_EXT4DEV_FS=y)" = no ]
+	[ "$(listed config-gained carried 0 CONFIG_EXT4DEV_FS=y)" = no ]
+	[ "$(listed config-gained min 0 CONFIG_EXT4DEV_FS=y)" = no ]
+	[ "$(listed packaged minimal 0 "+ fs: ext3 ext2 ext4dev")" = yes ]
+	[ "$(listed packaged carried-minimal 0 "+ fs: ext3 ext2 ext4dev")" = no ]
+	[ "$(listed packaged min 0 "+ fs: ext3 ext2 ext4dev")" = no ]
+	[ "$(listed packaged builtin 2 "+ fs: ext4 ")" = yes ]
+	[ "$(listed packaged module 4 "+ fs: ext4 ")" = yes ]
+	[ "$(listed packaged carried-module 4 "+ fs: ext4 ")" = no ]
+	[ "$(listed packaged minimal 4 "+ fs: ext4 ")" = no ]
+	# Only at its steps.
+	[ "$(listed packaged module 3 "+ fs: ext4 ")" = no ]
+	[ "$(listed packaged builtin 0 "+ fs: ext4 ")" = no ]
 	[ "$(listed config-gained carried-minimal 2 CONFIG_EXT4DEV_FS=y)" = no ]
+	[ "$(listed packaged minimal 4 "+ fs: ext3 ext2 ext4dev")" = no ]
+	# Only under its check (packaged is not config-packaged), and its
+	# exact text; a comment lists nothing.
+	[ "$(listed config-gained module 4 "+ fs: ext4 ")" = no ]
+	[ "$(listed config-packaged - 4 "tip: + CONFIG_X=y")" = yes ]
+	[ "$(listed packaged - 4 "tip: + CONFIG_X=y")" = no ]
+	[ "$(listed packaged module 4 "+ fs: ext4")" = no ]
+	[ "$(listed packaged module 4 "+ fs: ext4  ")" = no ]
+	[ "$(listed packaged builtin 4 "+ commented out")" = no ]
+}
+
+@test "compat-differences has one reader: no code of bisect-tests or kbranch but lib/compat.sh names its path, and compat_lookup reads the repository's file there, once per shell" {
+	# The repository's own file, read when the shell has not read it.
+	unset COMPAT_ENTRIES
+	compat_lookup config-gained carried-minimal 0 CONFIG_EXT4DEV_FS=y
+	[ "$COMPAT_LISTED" = yes ]
+	compat_lookup config-gained carried-minimal 2 CONFIG_EXT4DEV_FS=y
+	[ "$COMPAT_LISTED" = no ]
+	# Once: a shell that has read it asks its entries, not the file again.
+	: >"$BATS_TEST_TMPDIR/empty"
+	compat_file() { printf '%s\n' "$BATS_TEST_TMPDIR/empty"; }
+	[ "$(listed config-gained carried-minimal 0 CONFIG_EXT4DEV_FS=y)" = yes ]
+	[ "$(unset COMPAT_ENTRIES; listed config-gained carried-minimal 0 CONFIG_EXT4DEV_FS=y)" = no ]
 	# No other code names the file's path.
-	run grep -rnE '/compat-differences' "$BT/run" "$BT/lib" "$REPO/branch-scripts"
+	run grep -rnE '/compat-differences' "$BT/run" "$BT/lib" "$BT/debian" "$BT/guest" "$REPO/branch-scripts"
 	run grep -vE '^[^:]*:[0-9]+:[[:space:]]*#|/compat\.sh:' <<<"$output"
 	echo "$output"
 	[ -z "$output" ]
