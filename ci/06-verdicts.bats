@@ -278,3 +278,142 @@ canned_attempts() {
 	[ "$status" -eq 0 ]
 	[ ! -e "$KBRANCH_WORK/runs/builtin/first-attempt" ]
 }
+
+# --- Failed boots, through run_variant: the real stage_boot, qemu_boot and
+# timeout(1), QEMU replaced by a stand-in that replays canned consoles ---
+
+# Boot attempt n replays line n of "$@": "<console> <exit code> [ignore-term]"
+# (the stand-in prints the canned console, then exits with the code, or
+# with ignore-term waits for timeout(1) to kill it, as a hung QEMU that
+# does not die of SIGTERM is: 137 after KBRANCH_BOOT_TIMEOUT + 5 s).
+canned_qemu() {
+	printf '%s\n' "$@" >"$BATS_TEST_TMPDIR/boots"
+	cat >"$BATS_TEST_TMPDIR/qemu" <<'QEMU'
+#!/bin/bash
+read -r console rc how < <(sed -n 1p "${0%/*}/boots")
+sed -i 1d "${0%/*}/boots"
+cat "$console"
+if [ "${how:-}" = ignore-term ]; then
+	trap '' TERM
+	sleep 60
+fi
+exit "$rc"
+QEMU
+	chmod +x "$BATS_TEST_TMPDIR/qemu"
+	qemu_command() { echo "$BATS_TEST_TMPDIR/qemu"; }
+	qemu_drives() { :; }
+	canned_stages - -
+	stage_boot() { real_stage_boot "$@"; }
+	initramfs_build() { :; }
+	images_make() { :; }
+	stage_checks() { CHECKS=ok; }
+}
+
+@test "run: a boot that hangs is booted again: hang, hang is bad (1), the first attempt's console kept" {
+	canned_qemu "$CANNED/console-hang.log 124" "$CANNED/console-hang.log 124"
+	run --separate-stderr run_variant builtin
+	echo "$stderr"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *" boot=fail "*"verdict=bad" ]]
+	[[ "$stderr" == *"builtin: boot failed: hung: no exit within 120s"* ]]
+	[[ "$stderr" == *"boot=fail checks=skip; booting again to confirm"* ]]
+	cmp "$KBRANCH_WORK/runs/builtin/first-attempt/console.log" "$CANNED/console-hang.log"
+	[ ! -s "$BATS_TEST_TMPDIR/boots" ]
+}
+
+@test "run: a kernel that panics is booted again: panic, panic is bad (1)" {
+	canned_qemu "$CANNED/console-panic.log 0" "$CANNED/console-panic.log 0"
+	run --separate-stderr run_variant builtin
+	echo "$stderr"
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"builtin: boot failed: kernel panic: "* ]]
+	[[ "$stderr" == *"booting again to confirm"* ]]
+	[ ! -s "$BATS_TEST_TMPDIR/boots" ]
+}
+
+@test "run: a boot that hangs once, then boots, is flaky: skip (125), not bad" {
+	canned_qemu "$CANNED/console-hang.log 124" "$CANNED/console-good.log 0"
+	run --separate-stderr run_variant builtin
+	echo "$stderr"
+	[ "$status" -eq 125 ]
+	[[ "$output" == *" boot=ok checks=flaky "*"verdict=flaky" ]]
+}
+
+@test "run: QEMU killed by timeout(1) at its own timeout is a hang, the kernel's: bad (1), not retried as the machine's" {
+	KBRANCH_BOOT_TIMEOUT=1
+	canned_qemu "$CANNED/console-hang.log 0 ignore-term" "$CANNED/console-hang.log 0 ignore-term"
+	run --separate-stderr run_variant builtin
+	echo "$stderr"
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"builtin: boot failed: hung: no exit within 1s"* ]]
+	[[ "$stderr" != *"for the machine"* ]]
+	[ ! -s "$BATS_TEST_TMPDIR/boots" ]
+}
+
+@test "run: QEMU that never runs the kernel, at every attempt, is 128 with its line: no verdict" {
+	local k
+	canned_qemu "$CANNED/console-kvm-unavailable.log 1" "$CANNED/console-kvm-unavailable.log 1" \
+		"$CANNED/console-kvm-unavailable.log 1" "$CANNED/console-kvm-unavailable.log 1"
+	run --separate-stderr run_variant builtin
+	echo "$stderr"
+	[ "$status" -eq 128 ]
+	[ -z "$output" ]
+	[[ "$stderr" == *"QEMU failed 4 times for the machine, not the kernel: QEMU did not start: qemu-system-x86_64: "* ]]
+	for k in 1 2 3 4; do
+		[ -f "$KBRANCH_WORK/runs/builtin/console.log.machine-fault.$k" ]
+	done
+}
+
+# --- The run's own shell stopped by set -e: never the commit's ------------
+
+# bisect-tests/run as run executes it (its traps, its main), the stages
+# those of stand-ins file $1 defines; the rest of "$@" its arguments.
+run_main_with() {
+	local stubs=$1
+	shift
+	# shellcheck disable=SC2016 # expanded by the inner bash
+	run --separate-stderr bash -c 'source "$1"; source "$2"; shift 2; run_traps; main "$@"' _ \
+		"$REPO/bisect-tests/run" "$stubs" "$@"
+	echo "exit $status: $stderr"
+}
+
+@test "run: a disk that fills after the setup check, under a write of run's own shell, is 128 naming it; not bad" {
+	local work=$BATS_TEST_TMPDIR/fullwork
+	mkdir -p "$work"
+	mount -t tmpfs -o size=1m tmpfs "$work"
+	mkdir "$work/build"
+	# The setup check passed (stood in for here); the disk fills before the
+	# run's first write, its run-id.
+	run dd if=/dev/zero of="$work/filler" bs=64K
+	[ "$status" -eq 1 ]
+	printf '%s\n' 'check_setup() { :; }' 'expect_load() { :; }' 'build_compilers() { :; }' >"$BATS_TEST_TMPDIR/stubs"
+	KBRANCH_WORK=$work run_main_with "$BATS_TEST_TMPDIR/stubs" --variant builtin
+	umount "$work"
+	[ "$status" -eq 128 ]
+	[ -z "$output" ]
+	[[ "$stderr" == *"bisect-tests: work dir $work cannot be written: No space left on device; no verdict for this commit" ]]
+}
+
+@test "run: an error of run's own shell with the machine sound is 128, said as ours; not bad" {
+	cat >"$BATS_TEST_TMPDIR/stubs" <<'STUBS'
+check_setup() { :; }
+expect_load() { :; }
+build_compilers() { :; }
+# A bug of ours: a command of run's own shell that fails.
+stage_build() { false; }
+STUBS
+	run_main_with "$BATS_TEST_TMPDIR/stubs" --variant builtin
+	[ "$status" -eq 128 ]
+	[[ "$stderr" == *"bisect-tests: stopped by an error of bisect-tests itself (exit 1), not of the commit: no verdict for this commit" ]]
+}
+
+@test "run: its answers pass the exit trap unchanged: good 0, bad 1, skip 125" {
+	local verdict
+	for verdict in 0 1 125; do
+		printf '%s\n' 'check_setup() { :; }' 'expect_load() { :; }' 'build_compilers() { :; }' \
+			"run_variant_code() { VARIANT_CODE=$verdict; }" >"$BATS_TEST_TMPDIR/stubs"
+		run_main_with "$BATS_TEST_TMPDIR/stubs" --variant builtin
+		[ "$status" -eq "$verdict" ]
+		[ -z "$stderr" ]
+	done
+}
