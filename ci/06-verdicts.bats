@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# shellcheck disable=SC2154,SC2034,SC2317 # $status, $output, $stderr: set by bats' run; globals read by the sourced run; stages replaced by canned ones
+# shellcheck disable=SC2154,SC2034,SC2317,SC2030,SC2031 # $status, $output, $stderr: set by bats' run; globals read by the sourced run; stages replaced by canned ones
 # The fast tier, part two: whose failure is it, and the exit code each
 # answer gives git bisect run.  bisect-tests/run is sourced and its stages
 # are driven on canned logs (ci/canned/), so a broken wire between a
