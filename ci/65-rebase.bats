@@ -28,6 +28,19 @@ oldest_other() {
 		while read -r v; do printf '%s\n' "$v"; done | sort -V | head -n 1
 }
 
+# A linux-source-6.1 package of version $1 that holds its control file
+# and nothing else: all import reads of a .deb before it extracts the
+# tarball (its Package and Version).  Made in the test's directory, so
+# that setup's ls of RW/debs still finds the old end's alone; its path.
+control_only_deb() {
+	local dir=$BATS_TEST_TMPDIR/control-only deb=$BATS_TEST_TMPDIR/linux-source-6.1_${1}_all.deb
+	mkdir -p "$dir/DEBIAN"
+	printf '%s\n' 'Package: linux-source-6.1' "Version: $1" 'Architecture: all' 'Maintainer: CI <ci@localhost>' \
+		'Description: the control fields of a linux-source package, without its tarball' >"$dir/DEBIAN/control"
+	dpkg-deb --root-owner-group --build "$dir" "$deb" >/dev/null
+	printf '%s\n' "$deb"
+}
+
 setup_file() {
 	rm -rf "$RW"
 	mkdir -p "$RW/debs" "$RW/work"
@@ -164,7 +177,7 @@ full_only() {
 }
 
 @test "rebase: bad input is one line and changes nothing: an older version, a package that is not linux-source, a version not imported" {
-	local state bc between
+	local state bc base older
 	state=$(rw_state)
 	(cd "$RW/debs" && apt-get download -q bc 2>&1 | grep -v '^W:' | sed 's/^/# /' >&3)
 	bc=$(ls "$RW"/debs/bc_*.deb)
@@ -172,16 +185,17 @@ full_only() {
 	grep -q "is bc, not a linux-source package" <<<"$stderr"
 	must_fail_with_one_line rw rebase 9.9.9-1
 	grep -q "linux-source 9.9.9-1 is not imported" <<<"$stderr"
-	# A version between the old base and the current one: refused before
-	# anything is extracted.
-	between=$(apt-cache madison linux-source-6.1 | awk '{ print $3 }' | sort -V | grep -vxF -e "$OLD" -e "$VERSION" | head -n 1)
-	if [ -n "$between" ] && dpkg --compare-versions "$between" lt "$VERSION"; then
-		(cd "$RW/debs" && apt-get download -q "linux-source-6.1=$between" 2>&1 | grep -v '^W:' | sed 's/^/# /' >&3)
-		must_fail_with_one_line rw import --source "$(ls "$RW"/debs/linux-source-6.1_"$between"_*.deb)"
-		grep -q "linux-source $between is older than the current base's $VERSION" <<<"$stderr"
-	else
-		echo "# no linux-source-6.1 between $OLD and $VERSION: the older-version refusal is not tried" >&3
-	fi
+	# A version just below the current base (between the old end and the
+	# current version once the series has moved there), in a package
+	# without its tarball: refused before anything is extracted (the
+	# tarball's absence would be the error otherwise).  Made here, not
+	# downloaded: the archive need not hold any such version.
+	base=$(git -C "$RW/work/linux" tag --merged ext4dev-base -l 'packaged/*' | sed -n '1{s|^packaged/||;s|_|~|g;p}')
+	[ -n "$base" ]
+	older=$base~kbranch1
+	dpkg --compare-versions "$older" lt "$base"
+	must_fail_with_one_line rw import --source "$(control_only_deb "$older")"
+	grep -q "linux-source $older is older than the current base's $base; " <<<"$stderr"
 	[ "$(rw_state)" = "$state" ]
 }
 
