@@ -417,3 +417,25 @@ STUBS
 		[ -z "$stderr" ]
 	done
 }
+
+@test "a build error in a file only the fixture changes is not the series': skip" {
+	series_shaped_tree
+	# The fixture also changes kernel/sys.c, where the canned error is.
+	git checkout -q ext4-rename~4
+	mkdir -p kernel
+	echo 'fixture' >kernel/sys.c
+	git add kernel/sys.c
+	git commit -q --amend --no-edit
+	git rebase -q --onto HEAD ext4-rename~4 ext4-rename
+	# On a packaged import, as the real fixture is: a root commit's files
+	# are no diff at all.
+	git checkout -q --orphan packaged
+	git rm -rqf .
+	touch Makefile
+	git add Makefile
+	git commit -q -m 'Import linux-source 6.1 as packaged by Debian'
+	git rebase -q --onto packaged --root ext4-rename
+	at_patch 2
+	[ "$(git diff --name-only ext4-rename~5 ext4-rename~4 -- kernel/sys.c)" = kernel/sys.c ]
+	[ "$(build_failure_ours "$CANNED/build-error-elsewhere.log")" = no ]
+}
