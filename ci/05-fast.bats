@@ -95,12 +95,30 @@ declare_base() {
 	[ "$(build_failure_ours "$CANNED/build-error-unplaced.log")" = yes ]
 }
 
-@test "setup problems in a build log are named: full disk, OOM-killed compiler, missing tool, missing library" {
+@test "setup problems in a build log are named: full disk, OOM-killed compiler, a tool that cannot allocate memory, missing tool, missing library, read-only disk" {
 	[[ "$(setup_problem "$CANNED/build-disk-full.log")" == "the disk is full"* ]]
 	[[ "$(setup_problem "$CANNED/build-oom.log")" == "a tool was killed"* ]]
+	printf '%s\n' '  CC      fs/ext4/super.o' 'make[3]: fork: Cannot allocate memory' >"$BATS_TEST_TMPDIR/nomem.log"
+	[[ "$(setup_problem "$BATS_TEST_TMPDIR/nomem.log")" == *"(out of memory?): make[3]: fork: Cannot allocate memory" ]]
+	printf '%s\n' 'cp: cannot create regular file '"'"'x'"'"': Read-only file system' >"$BATS_TEST_TMPDIR/ro.log"
+	[[ "$(setup_problem "$BATS_TEST_TMPDIR/ro.log")" == "the disk is read-only: "* ]]
 	[[ "$(setup_problem "$CANNED/build-no-flex.log")" == "a tool is missing"* ]]
 	[[ "$(setup_problem "$CANNED/build-no-libelf.log")" == "a build library is missing"* ]]
 	[ -z "$(setup_problem "$CANNED/build-error-ext4-super.log")" ]
+}
+
+@test "a log on a disk with less than 1 MiB free is a full disk, whatever the log says" {
+	local disk=$BATS_TEST_TMPDIR/disk
+	mkdir -p "$disk"
+	mount -t tmpfs -o size=2m tmpfs "$disk"
+	cp "$CANNED/build-error-ext4-super.log" "$disk/build.log"
+	[ -z "$(setup_problem "$disk/build.log")" ]
+	run dd if=/dev/zero of="$disk/filler" bs=64K
+	[ "$status" -eq 1 ]
+	run setup_problem "$disk/build.log"
+	umount "$disk"
+	[ "$status" -eq 0 ]
+	[[ "$output" == "the disk is full: "*" bytes free on $disk" ]]
 }
 
 @test "a console that reaches the guest's end marker is no boot failure" {
@@ -184,8 +202,12 @@ host_images() {
 	[ -z "$(cd "$r" && find . -name '*.img')" ]
 }
 
-@test "guest checks: all ok passes; one not ok fails; a run cut short fails" {
+@test "guest checks: all ok passes; one not ok fails; a run cut short fails; a guest that ends with a status other than 0 fails" {
 	ktap_guest_ok "$(canned_facts console-good.log)"
+	sed 's/ext4-checks: end status=0/ext4-checks: end status=1/' "$CANNED/console-good.log" >"$BATS_TEST_TMPDIR/console-end1.log"
+	run ktap_guest_ok "$(facts_of "$BATS_TEST_TMPDIR/console-end1.log" >"$BATS_TEST_TMPDIR/end1.facts"; echo "$BATS_TEST_TMPDIR/end1.facts")"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"guest checks did not complete: end status=1"* ]]
 	run ktap_guest_ok "$(canned_facts console-guest-fail.log)"
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"guest check failed: not ok"* ]]

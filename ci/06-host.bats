@@ -122,3 +122,38 @@ earlier_run() {
 	[ "$status" -eq 128 ]
 	[ "$stderr" = "bisect-tests: git is missing; install it first" ]
 }
+
+# bisect-tests/run in the tree, in the background, with a stand-in make
+# that blocks until killed (so the config stage's job waits on it, as a
+# build does) and everything else the machine's: signal $1 once the
+# config stage is under way.  RUN_STATUS, RUN_ERR: its exit status and stderr.
+signal_during_config() {
+	local signal=$1 bin=$host/bin pid
+	mkdir -p "$bin"
+	printf '#!/bin/sh\ncase "$*" in *--version*) echo "GNU Make 4.3" ;; *) exec sleep 317 ;; esac\n' >"$bin/make"
+	chmod +x "$bin/make"
+	(cd "$tree" && exec setsid env --default-signal=INT PATH="$bin:$PATH" KBRANCH_WORK="$host/work" \
+		"$REPO/bisect-tests/run" --variant minimal) >"$host/run.out" 2>"$host/run.err" &
+	pid=$!
+	for _ in $(seq 1 100); do
+		grep -q 'minimal: config (' "$host/run.err" && break
+		sleep 0.1
+	done
+	kill "-$signal" "$pid"
+	RUN_STATUS=0
+	wait "$pid" || RUN_STATUS=$?
+	RUN_ERR=$(cat "$host/run.err")
+	echo "exit $RUN_STATUS: $RUN_ERR"
+}
+
+@test "run: SIGTERM during a stage is 143 and SIGINT 130, one line, no verdict, the stage's make gone" {
+	signal_during_config TERM
+	[ "$RUN_STATUS" -eq 143 ]
+	[ "$(grep -v '^\[ *[0-9]*s\] ' <<<"$RUN_ERR")" = "bisect-tests: interrupted: no verdict for this commit" ]
+	[ ! -s "$host/run.out" ]
+	[ -z "$(pgrep -f "sleep 317" || true)" ]
+	signal_during_config INT
+	[ "$RUN_STATUS" -eq 130 ]
+	[ "$(grep -v '^\[ *[0-9]*s\] ' <<<"$RUN_ERR")" = "bisect-tests: interrupted: no verdict for this commit" ]
+	[ ! -s "$host/run.out" ]
+}
