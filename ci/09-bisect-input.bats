@@ -40,6 +40,27 @@ bisect_refused() {
 	[ ! -e "$KBRANCH_WORK/bisect" ]
 }
 
+@test "kbranch bisect: --help prints kbranch help bisect's text, its usage in it, and exits 0; an unknown argument is that usage in one line, 128" {
+	local usage
+	run --separate-stderr "$KBRANCH" help bisect
+	[ "$status" -eq 0 ]
+	local reference=$output
+	run --separate-stderr "$KBRANCH" bisect --help
+	echo "$stderr"
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	[ "$output" = "$reference" ]
+	# The usage is the header's block that starts "kbranch bisect --good",
+	# its lines joined.
+	usage=$(sed -n '/^kbranch bisect --good/,/^$/p' <<<"$output" | tr -s ' \n' ' ' | sed 's/ $//')
+	[[ "$usage" == 'kbranch bisect --good A --bad B '*' [--report FILE]' ]]
+	run --separate-stderr "$KBRANCH" bisect -h
+	[ "$status" -eq 0 ]
+	[ "$output" = "$reference" ]
+	bisect_refused --good HEAD~2 --bad HEAD --frobnicate yes
+	[ "$stderr" = "kbranch: usage: $usage" ]
+}
+
 @test "kbranch bisect: a --config that is not a kernel config is refused: one line, 128, nothing built" {
 	printf 'hello\nthis is a shopping list\n' >"$BATS_TEST_TMPDIR/list.txt"
 	bisect_refused --good HEAD~2 --bad HEAD --config "$BATS_TEST_TMPDIR/list.txt"
@@ -135,6 +156,7 @@ bisect_refused() {
 	wait "$holder" 2>/dev/null || true
 	# Released, the same input goes past the lock (to the next check: no kernel tools here).
 	run --separate-stderr "$KBRANCH" bisect --tree "$tree" --good HEAD~2 --bad HEAD --guest qemu
+	[ "$status" -eq 128 ]
 	[[ "$stderr" != *"another kbranch bisect"* ]]
 	[[ "$stderr" == *"--guest qemu"* ]]
 }

@@ -63,13 +63,24 @@ KB_BISECT_REPORT=''
 KB_BISECT_RUN_OPTS=()
 KB_BISECT_OPT_TEXT=''
 
+# The usage has one text, the header's block above that starts "kbranch
+# bisect --good": --help prints the header as 'kbranch help bisect' does,
+# and a wrong argument dies with that block in one line.
 bisect_usage() {
-	die "usage: kbranch bisect --good A --bad B [--config FILE] [--test SCRIPT] [--repeat N] [--guest busybox|debian] [--packages LIST] [--variant NAME] [--tree DIR] [--report FILE]"
+	local usage
+	usage=$(sed -n '/^# kbranch bisect --good/,/^#$/{/^#$/d; s/^# *//; p;}' "${BASH_SOURCE[0]}" | tr -s ' \n' ' ')
+	die "usage: ${usage% }"
 }
 
 bisect_parse() {
 	local config='' test='' repeat=1 variant='' guest='' packages=''
 	while [ "$#" -gt 0 ]; do
+		case $1 in
+		-h | --help)
+			subcommand_help bisect
+			exit 0
+			;;
+		esac
 		[ "$#" -ge 2 ] || bisect_usage
 		case $1 in
 		--good) KB_BISECT_GOOD=$2 ;;
