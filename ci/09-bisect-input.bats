@@ -135,6 +135,14 @@ bisect_refused() {
 	[[ "$stderr" == *"--packages 'acl,,attr': '' is not a Debian package name"* ]]
 }
 
+@test "kbranch bisect: --packages with an empty name, first, last or between two, is refused alike: one line, 128" {
+	local list
+	for list in 'acl,' ',acl' 'acl,,xfsprogs'; do
+		bisect_refused --good HEAD~2 --bad HEAD --guest debian --config "$BATS_TEST_TMPDIR/good.config" --packages "$list"
+		[ "$stderr" = "kbranch: --packages '$list': '' is not a Debian package name (comma-separated, as acl,xfsprogs)" ]
+	done
+}
+
 @test "kbranch bisect: --guest debian with a config, a test and --repeat passes the input checks" {
 	run --separate-stderr "$REPO/bisect-tests/run" --check-options --guest debian \
 		--config "$BATS_TEST_TMPDIR/good.config" --test "$BATS_TEST_TMPDIR/test.sh" --repeat 2
