@@ -79,6 +79,13 @@ bisect_refused() {
 	[[ "$stderr" == *"is not an ancestor of --bad"* ]]
 }
 
+@test "kbranch bisect: a good that is the bad commit itself is refused as the same commit, not as 'not an ancestor'" {
+	local sha
+	sha=$(git -C "$tree" rev-parse HEAD)
+	bisect_refused --good HEAD --bad ext4-rename --config "$BATS_TEST_TMPDIR/good.config"
+	[ "$stderr" = "kbranch: --good HEAD and --bad ext4-rename are the same commit, $sha: nothing lies between them to bisect" ]
+}
+
 @test "kbranch bisect: a test script that is missing, or not executable, is refused" {
 	bisect_refused --good HEAD~2 --bad HEAD --test "$BATS_TEST_TMPDIR/nosuch.sh"
 	[[ "$stderr" == *"--test "*"nosuch.sh: no such file"* ]]

@@ -50,10 +50,10 @@
 # check: passed|failed|not run (why)", then the report's path.  Exit 0
 # when a culprit is named, 1 when an end is wrong or none could be named,
 # 128 for bad input (one line, nothing built: not a kernel config, A not
-# an ancestor of B, a test script missing or not executable, a tree
-# without the series, a guest that is not busybox or debian, --packages
-# without --guest debian or with a name that is not a package's, a bisect
-# already running on the tree), 130/143 when interrupted (git bisect reset done,
+# an ancestor of B or the same commit, a test script missing or not
+# executable, a tree without the series, a guest that is not busybox or
+# debian, --packages without --guest debian or with a name that is not a
+# package's, a bisect already running on the tree), 130/143 when interrupted (git bisect reset done,
 # the report says where it stopped).
 
 KB_BISECT_GOOD=''
@@ -125,16 +125,19 @@ tgit() {
 
 # Bad input: one line, 128, before anything is checked out or built.
 bisect_check_input() {
-	local why has_series changes gitdir
+	local why has_series changes gitdir good bad
 	if [ ! -f "$KB_BISECT_TREE/Makefile" ] || [ ! -d "$KB_BISECT_TREE/fs/ext4" ] || ! git -C "$KB_BISECT_TREE" rev-parse --git-dir >/dev/null 2>&1; then
 		die "$KB_BISECT_TREE is not a kernel git tree"
 	fi
 	bisect_lock
 	git -C "$KB_BISECT_TREE" rev-parse -q --verify "$KB_BISECT_GOOD^{commit}" >/dev/null || die "--good $KB_BISECT_GOOD: no such commit in $KB_BISECT_TREE"
 	git -C "$KB_BISECT_TREE" rev-parse -q --verify "$KB_BISECT_BAD^{commit}" >/dev/null || die "--bad $KB_BISECT_BAD: no such commit in $KB_BISECT_TREE"
-	KB_BISECT_GOOD=$(tgit rev-parse "$KB_BISECT_GOOD^{commit}")
-	KB_BISECT_BAD=$(tgit rev-parse "$KB_BISECT_BAD^{commit}")
-	if [ "$KB_BISECT_GOOD" = "$KB_BISECT_BAD" ] || ! git -C "$KB_BISECT_TREE" merge-base --is-ancestor "$KB_BISECT_GOOD" "$KB_BISECT_BAD"; then
+	good=$(tgit rev-parse "$KB_BISECT_GOOD^{commit}")
+	bad=$(tgit rev-parse "$KB_BISECT_BAD^{commit}")
+	[ "$good" != "$bad" ] ||
+		die "--good $KB_BISECT_GOOD and --bad $KB_BISECT_BAD are the same commit, $good: nothing lies between them to bisect"
+	KB_BISECT_GOOD=$good KB_BISECT_BAD=$bad
+	if ! git -C "$KB_BISECT_TREE" merge-base --is-ancestor "$KB_BISECT_GOOD" "$KB_BISECT_BAD"; then
 		die "--good $KB_BISECT_GOOD is not an ancestor of --bad $KB_BISECT_BAD"
 	fi
 	has_series=$(bisect_has_series "$KB_BISECT_BAD")
