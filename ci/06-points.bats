@@ -27,6 +27,16 @@ finish() {
 	output=$(point_finish "$@") || status=$?
 }
 
+# A whole verify point (verify_point) at commit c0ffee in variant builtin,
+# as point N, where bisect-tests/run exits $2 with RESULT fields $3.
+point() {
+	local n=$1
+	RUN_ANSWER="$2 $3"
+	verify_one() { printf '%s\n' "$RUN_ANSWER"; }
+	status=0
+	output=$(verify_point "$n" c0ffee builtin 0 1 0) || status=$?
+}
+
 @test "points: a good verdict is ok and recorded good; skip and flaky are not ok, untestable, 125; bad is not ok, 1" {
 	finish 3 c0ffee builtin good 'build=ok' "$RESULT"
 	[ "$status" -eq 0 ]
@@ -37,7 +47,13 @@ finish() {
 	finish 5 c0ffee builtin bad 'build=ok' "$RESULT"
 	[ "$status" -eq 1 ]
 	[[ "$output" == 'not ok 5 - '* ]]
-	[ "$(cut -d' ' -f1-3 "$RECORDED")" = "$(printf '%s\n' 'c0ffee builtin good' 'c0ffee builtin flaky' 'c0ffee builtin bad')" ]
+	# A skip as a point reaches one: bisect-tests/run's 125 and its RESULT
+	# line (a build that failed outside the series' files), through
+	# verify_point to its TAP line, its note and its exit code.
+	point 6 125 'variant=builtin build=skip boot=skip checks=skip seconds=4 verdict=skip'
+	[ "$status" -eq 125 ]
+	[ "$output" = 'not ok 6 - c0ffee ext4: a commit [builtin] build=skip boot=skip checks=skip 4s # untestable (skip verdict)' ]
+	[ "$(cut -d' ' -f1-3 "$RECORDED")" = "$(printf '%s\n' 'c0ffee builtin good' 'c0ffee builtin flaky' 'c0ffee builtin bad' 'c0ffee builtin skip')" ]
 }
 
 @test "points: a good verdict that could not be recorded is not ok, and says so" {
