@@ -103,9 +103,12 @@ bisect_refused() {
 	[[ "$stderr" == *"no commit of the ext4 series"* ]]
 }
 
-@test "kbranch bisect: a --repeat that is not a positive number is refused" {
-	bisect_refused --good HEAD~2 --bad HEAD --repeat 0
-	[[ "$stderr" == *"--repeat 0: not a positive number"* ]]
+@test "kbranch bisect: a --repeat of 0, a negative number, a word or nothing is refused: one line, 128" {
+	local repeat
+	for repeat in 0 -1 two ''; do
+		bisect_refused --good HEAD~2 --bad HEAD --repeat "$repeat"
+		[ "$stderr" = "kbranch: --repeat $repeat: not a positive number" ]
+	done
 }
 
 @test "kbranch bisect: the config check takes a savedefconfig file and a full .config" {
