@@ -120,7 +120,8 @@ listed() {
 	# What the console shows outside the copy (loglevel 5) lacks it.
 	run observe_log_lines "$facts" log
 	[ "$status" -eq 0 ]
-	run ! grep -qxF "$want" <<<"$output"
+	run grep -qxF "$want" <<<"$output"
+	[ "$status" -eq 1 ]
 }
 
 @test "observations: a copy of the kernel log cut short is itself an unlisted difference" {
@@ -137,6 +138,7 @@ listed() {
 	run observe_kernel_log "$cut"
 	[ "$status" -eq 1 ]
 	run observe_main_log "$cut"
+	[ "$status" -eq 0 ]
 	[ "$output" = "bisect-tests: no complete copy of the kernel log from the guest in $cut
 $BT_OBSERVE_INCOMPLETE" ]
 	[ "$(listed packaged builtin 4 "+ $BT_OBSERVE_INCOMPLETE")" = no ]
@@ -150,7 +152,8 @@ $BT_OBSERVE_INCOMPLETE" ]
 	observe_kernel_log "$facts" >"$BATS_TEST_TMPDIR/lines"
 	[ "$(grep -c '' "$BATS_TEST_TMPDIR/lines")" = "$(facts_get "$facts" klog-lines)" ]
 	[ "$(grep -c '^<[0-9]*>' "$BATS_TEST_TMPDIR/klog")" -gt 0 ]
-	run ! grep -q '^<[0-9]*>' "$BATS_TEST_TMPDIR/lines"
+	run grep -q '^<[0-9]*>' "$BATS_TEST_TMPDIR/lines"
+	[ "$status" -eq 1 ]
 }
 
 @test "canned: tests.list is what the guest program lists" {
@@ -230,10 +233,12 @@ every_kind_of_line() {
 
 @test "one parser: only lib/facts.sh matches what the guest prints, and only the guest reads /expect" {
 	run grep -rlF "$BT_MARK" "$BT/lib" "$BT/run"
+	[ "$status" -eq 0 ]
 	[ "$output" = "$BT/lib/facts.sh" ]
 	# /expect is written (lib/initramfs.sh) and packed; the stages read the
 	# guest's echo of it.
 	run grep -rlE '(rdir|run)/expect\b' "$BT/lib" "$BT/run"
+	[ "$status" -eq 0 ]
 	[ "$output" = "$BT/lib/initramfs.sh" ]
 }
 
@@ -258,6 +263,7 @@ every_kind_of_line() {
 	[ "$(images_hostile_disks "$rdir")" -eq 2 ]
 	# This file cannot damage an image that way yet: making it says so.
 	run images_hostile "$more/hostile-zeroed_super.img" zeroed_super "$more/images.log"
+	[ "$status" -eq 0 ]
 	[ "$output" = "bisect-tests: images: the guest's hostile kind zeroed_super has no images_damage_zeroed_super in lib/images.sh" ]
 	[ ! -e "$more/hostile-zeroed_super.img" ]
 }
@@ -295,6 +301,7 @@ compat_differences_malformed() {
 		'packaged | builtin, module | 2, 4 | + fs: ext4  | why' \
 		'config-packaged | - | 4 | tip: + CONFIG_X=y | why' >"$BATS_TEST_TMPDIR/compat"
 	run compat_entries "$BATS_TEST_TMPDIR/compat"
+	[ "$status" -eq 0 ]
 	[ "$output" = "3|packaged|builtin,module|2,4|+ fs: ext4 
 4|config-packaged|-|4|tip: + CONFIG_X=y" ]
 }
@@ -348,8 +355,10 @@ compat_differences_malformed() {
 	[ "$(unset COMPAT_ENTRIES; listed config-gained carried-minimal 0 CONFIG_EXT4DEV_FS=y)" = no ]
 	# No other code names the file's path.
 	run grep -rnE '/compat-differences' "$BT/run" "$BT/lib" "$BT/debian" "$BT/guest" "$REPO/branch-scripts"
+	[ "$status" -eq 0 ]
 	run grep -vE '^[^:]*:[0-9]+:[[:space:]]*#|/compat\.sh:' <<<"$output"
 	echo "$output"
+	[ "$status" -eq 1 ]
 	[ -z "$output" ]
 }
 
@@ -361,6 +370,7 @@ compat_differences_malformed() {
 	printf '%s\n' 'packaged | 2,3,4 | + fs: ext3 ext2 ext4 ext4dev | why' \
 		'packaged | * | 4 | + fs: ext3 ext2 ext4 ext4dev | why' >"$BATS_TEST_TMPDIR/old"
 	run compat_differences_malformed "$BATS_TEST_TMPDIR/old"
+	[ "$status" -eq 0 ]
 	[[ "$output" == *"1: steps '+fs:ext3ext2ext4ext4dev' are not a list of 0..4"* ]]
 	[[ "$output" == *"2: '*' is no variant a packaged line can be about"* ]]
 }

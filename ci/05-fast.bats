@@ -230,6 +230,7 @@ host_images() {
 	seen=$(rootboot_observed "$(canned_facts root-testfs-v1-tip.console)")
 	[[ "$seen" == "type=ext4dev order=ext3,ext2,ext4dev,ext4 lines=deprecated" ]]
 	run rootboot_judge testfs "$seen" 1
+	[ "$status" -eq 0 ]
 	[[ "$output" == *"mounted as ext4dev, declared ext4"* ]]
 	[[ "$output" == *"declared ext3,ext2,ext4,ext4dev"* ]]
 	[[ "$output" == *"deprecated line"* ]]
@@ -241,6 +242,7 @@ host_images() {
 	seen=$(rootboot_observed "$(canned_facts root-ext2-v1-base.console)")
 	[[ "$seen" == "type=none "* ]]
 	run rootboot_judge ext2 "$seen" 0
+	[ "$status" -eq 0 ]
 	[[ "$output" == *"root ext2: mounted as none, declared ext2"* ]]
 }
 
@@ -504,6 +506,7 @@ exit_code_items() {
 	# No other file makes the choice: none names ccache before a compiler.
 	run grep -rnE '"ccache |CC=(gcc|\$\{?CC)' "$REPO/bisect-tests/lib" "$REPO/bisect-tests/run" "$REPO/branch-scripts"
 	echo "$output"
+	[ "$status" -eq 0 ]
 	[ -z "$(grep -v '/compiler.sh:' <<<"$output")" ]
 }
 
@@ -524,9 +527,11 @@ exit_code_items() {
 	$KTREE/Documentation/admin-guide/ext4.rst:7: WARNING: Title underline too short.
 	LOG
 	run rebuilt_targets "$BATS_TEST_TMPDIR/build.log" fs/ext4 scripts/selinux/mdp
+	[ "$status" -eq 0 ]
 	[ "$output" = $'fs/ext4/super.o\nscripts/selinux/mdp/mdp' ]
 	run identities "$BATS_TEST_TMPDIR/build.log"
 	echo "$output"
+	[ "$status" -eq 0 ]
 	# The same warning at two line numbers, on the same text: one identity.
 	[ "${#lines[@]}" -eq 3 ]
 	[ "${lines[1]}" = "fs/ext4/super.c: error: something else  [line: int a;]" ]
@@ -643,6 +648,7 @@ notes_scratch() {
 	# its words, no match of a "key=" in it, no grep for a variant.
 	run grep -rnE 'read -r [a-z]+ tag |=~ .*[a-z]=\(|grep .*variant=' "$REPO/branch-scripts"
 	echo "$output"
+	[ "$status" -eq 1 ]
 	[ -z "$output" ]
 }
 

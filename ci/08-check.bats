@@ -184,6 +184,7 @@ check() {
 		"$KTREE/Documentation/admin-guide/ext4.rst:: WARNING: a node without a line" >"$BATS_TEST_TMPDIR/docs.log"
 	run identities "$BATS_TEST_TMPDIR/docs.log"
 	echo "$output"
+	[ "$status" -eq 0 ]
 	[ "${#lines[@]}" -eq 2 ]
 	[ "${lines[0]}" = "Documentation/admin-guide/ext4.rst: SEVERE: Title level inconsistent:  [line: Notes]" ]
 	[ "${lines[1]}" = "Documentation/admin-guide/ext4.rst: WARNING: a node without a line  [line: ]" ]

@@ -64,12 +64,16 @@ no_archive() {
 		[ -x "$dir/root/usr/sbin/$tool" ]
 	done
 	# Nothing that configures, waits for or uses a network, installed or enabled.
-	run ! grep -E '^(apt|ifupdown|isc-dhcp-client|dhcpcd5?|network-manager|connman|netplan.io|systemd-resolved|systemd-timesyncd|openssh-server|wpasupplicant) ' "$dir/manifest"
+	run grep -E '^(apt|ifupdown|isc-dhcp-client|dhcpcd5?|network-manager|connman|netplan.io|systemd-resolved|systemd-timesyncd|openssh-server|wpasupplicant) ' "$dir/manifest"
+	echo "$output"
+	[ "$status" -eq 1 ]
 	run systemctl --root="$dir/root" list-unit-files --state=enabled --no-legend
 	[ "$status" -eq 0 ]
 	[ -n "$output" ]
 	local enabled=$output
-	run ! grep -iE 'network|resolve|timesync|dhcp|ssh|wpa|wait-online|apt-daily' <<<"$enabled"
+	run grep -iE 'network|resolve|timesync|dhcp|ssh|wpa|wait-online|apt-daily' <<<"$enabled"
+	echo "$output"
+	[ "$status" -eq 1 ]
 	[ ! -e "$dir/root/etc/resolv.conf" ]
 	# The ext4 image is that tree, clean, with the root's UUID.
 	e2fsck -fn "$dir/root.ext4" >/dev/null
@@ -83,7 +87,9 @@ no_archive() {
 
 @test "no archive is written in the repository: the image's sources are the host's" {
 	local dir uri suite
-	run ! grep -rnE '(https?|ftp)://' "$REPO/bisect-tests/debian" "$REPO/bisect-tests/lib/debian-image.sh"
+	run grep -rnE '(https?|ftp)://' "$REPO/bisect-tests/debian" "$REPO/bisect-tests/lib/debian-image.sh"
+	echo "$output"
+	[ "$status" -eq 1 ]
 	dir=$(image_dir)
 	# Every archive the build used is one the host's apt sources name.
 	while read -r _ uri suite _; do
@@ -129,7 +135,8 @@ no_archive() {
 	[ "$other" != "$dir" ]
 	[ -d "$dir/root" ]
 	grep -q '^less ' "$other/manifest"
-	run ! grep -q '^less ' "$dir/manifest"
+	run grep -q '^less ' "$dir/manifest"
+	[ "$status" -eq 1 ]
 	rm -rf "$other"
 }
 
@@ -153,7 +160,8 @@ no_archive() {
 	[ "$other" != "$dir" ]
 	grep -q '^acl ' "$other/manifest"
 	[ -x "$other/root/usr/bin/setfacl" ]
-	run ! grep -q '^acl ' "$dir/manifest"
+	run grep -q '^acl ' "$dir/manifest"
+	[ "$status" -eq 1 ]
 	[ "$(image_dir)" = "$dir" ]
 	rm -rf "$other"
 }
