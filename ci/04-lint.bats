@@ -21,7 +21,15 @@ import sys
 # to find, outside quotes, here-documents and $(...), the commands whose
 # failure errexit, so bats, never sees: a list that fails before its last
 # "&&", or a "! command", anywhere but at the end of the test (or of what
-# ends it); and a check whose "|| echo" makes it unable to fail.
+# ends it); and a check whose "|| echo" makes it unable to fail.  In a
+# test, also: a check whose "|| true", "|| :" or "|| return 0" makes it
+# unable to fail (a command that is no check, "wait $pid || true", may
+# fail as it likes); a "run" whose $status the test reads neither before
+# its next "run" nor before its end, unless written "run -N" or "run !"
+# (bats then checks the status itself): run never fails, so what it ran
+# fails unseen (a run in a helper leaves $status to its caller); and a
+# "run ! grep", which grep's own error (status 2, a missing file) passes
+# as well as no match: "run grep ...; [ "$status" -eq 1 ]" tells them apart.
 
 TEST_RE = re.compile(r'^(\s*)@test\s+(.*\S)\s+\{\s*$')
 CONTROL = ('false', 'return', 'exit', 'break', 'continue')
@@ -46,15 +54,17 @@ def normalised(path):
     return src, names, r.stdout.split('\n')
 
 
-def lex(lines):
+def lex(lines, docs):
     """Per line: does it start outside quotes, and its code outside them
-    (quoted text, $(...) and [[ ... ]] emptied)."""
+    (quoted text, $(...) and [[ ... ]] emptied).  The numbers of the
+    here-documents' lines are added to set docs."""
     stack, heredocs, in_doc, result = [], [], None, []
-    for line in lines:
+    for n, line in enumerate(lines):
         if in_doc is not None:
             strip, word = in_doc
             if (line.lstrip('\t') if strip else line) == word:
                 in_doc = heredocs.pop(0) if heredocs else None
+            docs.add(n)
             result.append((False, ''))
             continue
         start = not stack
@@ -121,7 +131,8 @@ class File:
     def __init__(self, path):
         self.path = path
         self.src, self.names, self.lines = normalised(path)
-        lexed = lex(self.lines)
+        self.docs = set()
+        lexed = lex(self.lines, self.docs)
         # Statements: lines that start outside quotes, their code joined
         # with the lines that continue them.
         self.stmts = []
@@ -211,6 +222,36 @@ class File:
             lines.append(at)
         return lines
 
+    def function(self, i):
+        """The line of the function statement i is in, and its indent."""
+        n = self.stmts[i][0]
+        for m in range(n, -1, -1):
+            if re.match(r'^\s*(?:function\s+)?\S+\s*\(\)\s*$', self.lines[m]) and \
+                    indent(self.lines[m]) < indent(self.lines[n]):
+                return m, indent(self.lines[m])
+        return 0, -1
+
+    def run_options(self, i):
+        """The options of run statement i ("!", "-1", "--separate-stderr")
+        and the command it runs, as words."""
+        words = self.code(i).split()[1:]
+        options = []
+        while words and (words[0].startswith('-') or words[0] == '!'):
+            options.append(words.pop(0))
+        return options, words
+
+    def status_unread(self, i):
+        """Is run statement i's $status read by no line (here-documents
+        aside) before the next run, or the end of its function?"""
+        level = self.function(i)[1]
+        end = len(self.lines)
+        for k in range(i + 1, len(self.stmts)):
+            if self.indent(k) <= level or self.code(k).split()[:1] == ['run']:
+                end = self.stmts[k][0]
+                break
+        text = '\n'.join(self.lines[n] for n in range(self.stmts[i][0] + 1, end) if n not in self.docs)
+        return not re.search(r'\$\{?status\b|\(\(\s*status\b', text)
+
     def where(self, i):
         n = self.stmts[i][0]
         for m in range(n, -1, -1):
@@ -252,6 +293,16 @@ class File:
             elif top and top[-1][1] == '||' and head in CHECKS and self.where(i).startswith('«') and \
                     code[top[-1][0] + 2:].split()[:1] in (['echo'], ['printf']):
                 why = "it cannot fail, it only prints (make it '|| { echo ...; false; }')"
+            elif top and top[-1][1] == '||' and head in CHECKS and self.where(i).startswith('«') and \
+                    code[top[-1][0] + 2:].strip().rstrip(';') in ('true', ':', 'return 0'):
+                why = "it cannot fail, its failure is ignored"
+            elif head == 'run' and self.where(i).startswith('«'):
+                options, command = self.run_options(i)
+                if '!' in options and command[:1] == ['grep']:
+                    why = "grep's error (status 2) passes it as well as no match (make it 'run grep ...; [ \"$status\" -eq 1 ]')"
+                elif '!' not in options and not any(re.match(r'^-[0-9]+$', o) for o in options) and \
+                        self.status_unread(i):
+                    why = "its $status is never read (check it, or write 'run -N' or 'run !')"
             if why:
                 yield '%s:%d: %s: %s: %s' % (self.path, self.src_line[i], self.where(i),
                                               self.lines[n].strip().rstrip(';'), why)
@@ -290,6 +341,25 @@ PY
 	fi
 	{ [ a = a ] && [ b = b ]; } # ignored
 	run true; [ "$status" -eq 0 ] && [ "$output" = "" ]; true # ignored
+	grep -q x f || true # ignored
+	[ -f f ] || : # ignored
+	[ a = b ] || return 0 # ignored
+	run false # ignored
+	[ "$output" = "" ]
+	run ! grep -q x f # ignored
+	run --separate-stderr false # ignored
+	[ -z "$stderr" ]
+	wait "$!" || true
+	run -1 false
+	run ! false
+	run false
+	echo "$output"
+	[ "$status" -eq 1 ]
+	for x in 1 2; do
+		run true
+	done
+	(( status == 0 ))
+	run -2 grep -q x /nonexistent
 	[[ a && b ]]
 	x=$(true && false)
 	(cd / && true)
@@ -320,6 +390,7 @@ helper() {
 		[ "$l" = x ] && return 0
 		[ "$l" != y ] || echo "a helper that prints the bad lines"
 	done
+	run false
 	[ a = a ] && [ b = b ]
 }
 
@@ -338,6 +409,7 @@ last_if() {
 		}
 	fi
 	true
+	run false # ignored
 }
 FIXTURE
 	run ignored_checks "$fixture"
@@ -347,12 +419,17 @@ FIXTURE
 	[[ "${lines[0]}" == "$fixture:4: «a fixture: each line marked 'ignored' is a check bats would not see fail»: [ a = a ] && [ b = b ]: bats does not see"* ]]
 	[[ "${lines[1]}" == *": ! false: bats does not see a '! command' fail but at the end"* ]]
 	[[ "${lines[2]}" == *": [ a = b ] || echo \"not a\": it cannot fail, it only prints"* ]]
-	[[ "${lines[10]}" == "$fixture:64: «a fixture: the if is not last»: "* ]]
+	[[ "${lines[9]}" == *": grep -q x f || true: it cannot fail, its failure is ignored" ]]
+	[[ "${lines[12]}" == *": run false: its \$status is never read"* ]]
+	[[ "${lines[13]}" == *": run ! grep -q x f: grep's error (status 2) passes it"* ]]
+	[[ "${lines[14]}" == *": run --separate-stderr false: its \$status is never read"* ]]
+	[[ "${lines[16]}" == "$fixture:84: «a fixture: the if is not last»: "* ]]
+	[[ "${lines[17]}" == "$fixture:88: «a fixture: the if is not last»: run false: its \$status is never read"* ]]
 }
 
 # What the lint stands on, seen in bats itself: each form passes a test
 # whose check fails, and each rewritten form fails it.
-@test "bats passes a test whose failing check is a && list, a '! command' or a '|| echo' before its end, and fails the rewritten ones" {
+@test "bats passes a test whose failing check is a && list, a '! command', a '|| echo' or a '|| true' before its end, a run whose status is not read or a 'run ! grep' whose grep errs, and fails the rewritten ones" {
 	local file=$BATS_TEST_TMPDIR/forms.bats
 	sed 's/^@@test /@test /' >"$file" <<'FORMS'
 @@test "and" {
@@ -365,6 +442,17 @@ FIXTURE
 }
 @@test "or echo" {
 	[ 1 = 2 ] || echo "1 is not 2"
+}
+@@test "or true" {
+	[ 1 = 2 ] || true
+	true
+}
+@@test "run, its status unread" {
+	run false
+	[ "$output" = "" ]
+}
+@@test "run ! grep, grep failing" {
+	run ! grep -q x "$BATS_TEST_TMPDIR/missing"
 }
 @@test "and, last in a loop" {
 	for x in 1 2; do [ "$x" = 2 ] && [ 2 = 2 ]; done
@@ -382,16 +470,30 @@ FIXTURE
 @@test "or echo, rewritten" {
 	[ 1 = 2 ] || { echo "1 is not 2"; false; }
 }
+@@test "or true, rewritten" {
+	[ 1 = 2 ]
+	true
+}
+@@test "run, its status unread, rewritten" {
+	run false
+	[ "$status" -eq 0 ]
+	[ "$output" = "" ]
+}
+@@test "run ! grep, grep failing, rewritten" {
+	run grep -q x "$BATS_TEST_TMPDIR/missing"
+	[ "$status" -eq 1 ]
+}
 FORMS
 	run bats --tap "$file"
 	echo "$output"
-	[ "$(grep -c '^ok ' <<<"$output")" -eq 4 ]
-	[ "$(grep -c '^not ok .*, rewritten$' <<<"$output")" -eq 3 ]
+	[ "$status" -eq 1 ]
+	[ "$(grep -c '^ok ' <<<"$output")" -eq 7 ]
+	[ "$(grep -c '^not ok .*, rewritten$' <<<"$output")" -eq 6 ]
 }
 
 @test "lint: no check in ci/*.bats is one that bats would not see fail" {
 	cd "$REPO"
-	run ignored_checks ci/*.bats ci/helpers.bash
+	run ignored_checks ci/*.bats ci/helpers.bash ci/bisect-helpers.bash
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ -z "$output" ]
@@ -547,5 +649,6 @@ early_reader_findings() {
 	[ "${#files[@]}" -gt 50 ]
 	run early_reader_findings "${files[@]}"
 	echo "$output"
+	[ "$status" -eq 0 ]
 	[ -z "$output" ]
 }
