@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# shellcheck disable=SC2154 # $status, $output, $stderr: set by bats' run
+# shellcheck disable=SC2154,SC2030,SC2031 # $status, $output, $stderr: set by bats' run, in a subshell
 # Real failures, end to end: each one made for real (a scratch commit, a
 # PATH without flex, a full tmpfs, a signal, a QEMU that cannot start) and
 # run through bisect-tests/run to the exit code git bisect run gets.  The
@@ -18,6 +18,7 @@ setup() {
 
 teardown() {
 	! mountpoint -q "$small" || umount "$small"
+	ktree bisect reset -q >/dev/null 2>&1 || true
 	ktree checkout -q -f ext4-rename
 	! ktree rev-parse -q --verify refs/heads/scratch >/dev/null || ktree branch -q -D scratch
 }
@@ -125,4 +126,50 @@ interrupt_run_during() {
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"verdict=good" ]]
 	[ "$(grep -c 'boot attempt 1 of 4 failed for the machine, not the kernel: QEMU did not start: qemu-system-x86_64: injected fault' <<<"$stderr")" -ge 1 ]
+}
+
+# Branch "scratch": the series' tip, then a comment in fs/ext4/namei.c,
+# then a kernel that hangs at boot (ext4's initcall spins, with ext4 built
+# in: nothing after it runs), then a comment in fs/ext4/dir.c.
+hang_branch() {
+	scratch_commit ext4-rename 'ext4: a comment before the hang' \
+		sh -c 'echo "/* kbranch: before */" >>fs/ext4/namei.c'
+	ktree checkout -q scratch
+	(cd "$KTREE" && perl -0pi -e 's/(static int __init ext4_init_fs\(void\)\n\{\n)/$1\tfor (;;)\n\t\tcpu_relax();\n/' fs/ext4/super.c)
+	[ -n "$(ktree diff --name-only)" ] || { echo "ext4_init_fs not found in fs/ext4/super.c"; return 1; }
+	ktree -c user.name=ci -c user.email=ci@localhost commit -q -a -m 'ext4: hang at boot in ext4_init_fs'
+	(cd "$KTREE" && echo "/* kbranch: after */" >>fs/ext4/dir.c)
+	ktree -c user.name=ci -c user.email=ci@localhost commit -q -a -m 'ext4: a comment after the hang'
+}
+
+# git bisect run over ext4-rename..scratch with bisect-tests/run and the
+# settings "$@" (NAME=value); its output in $output, status in $status.
+bisect_scratch() {
+	ktree bisect start -q scratch ext4-rename
+	# shellcheck disable=SC2016 # expanded by the inner bash
+	run bash -c 'cd "$1" && shift && exec git bisect run "$@"' _ "$KTREE" \
+		env "$@" "$REPO/bisect-tests/run" --variant minimal
+	printf '%s\n' "$output" | grep -vE '^\[ *[0-9]+s\] ' | tail -n 8 | sed 's/^/# /' >&3
+}
+
+@test "git bisect run names the commit whose kernel hangs at boot, each hang booted twice" {
+	local hang
+	hang_branch
+	hang=$(ktree rev-parse scratch~1)
+	bisect_scratch KBRANCH_BOOT_TIMEOUT=30
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"$hang is the first bad commit"* ]]
+	[[ "$output" == *"minimal: boot failed: hung: no exit within 30s"* ]]
+	[[ "$output" == *"minimal: boot=fail checks=skip; booting again to confirm"* ]]
+}
+
+@test "git bisect run over a machine whose QEMU fails every start stops with 128 at its first step" {
+	hang_branch
+	bisect_scratch KBRANCH_FAULT_QEMU=100 KBRANCH_BOOT_TIMEOUT=5
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"QEMU failed 4 times for the machine, not the kernel"* ]]
+	[[ "$output" == *"bisect run failed"*"exit code 128"* ]]
+	# No commit was judged: the bisect refs are the two ends it began with.
+	[ "$(ktree for-each-ref --format='%(refname)' refs/bisect | wc -l)" -eq 2 ]
+	[ "$(ktree rev-parse refs/bisect/bad)" = "$(ktree rev-parse scratch)" ]
 }
