@@ -3,7 +3,9 @@
 # kbranch bisect's bad input, in the fast tier: each is one line and exit
 # 128, with nothing checked out and nothing built.  The tree is a small
 # git tree with the series' shape (a commit named as the fixture is, and
-# one named as patch 1), never a kernel.
+# one named as patch 1), never a kernel.  Its flow beyond the input (the
+# report, the culprit named, an interruption) runs with a stand-in for
+# bisect-tests/run that builds nothing (fake_kbranch).
 
 load helpers
 
@@ -26,6 +28,34 @@ tcommit() {
 	echo "$1" >>"$tree/fs/ext4/history"
 	git -C "$tree" add -A
 	git -C "$tree" -c user.name=t -c user.email=t@t commit -qm "$1"
+}
+
+# A copy of kbranch whose bisect-tests/run is a stand-in, in
+# $FAKE_KBRANCH: kbranch bisect runs $KB_REPO/bisect-tests/run, found
+# beside its own files.  The stand-in passes every input check, and a
+# commit is bad when its tree has fs/ext4/bug, else good; with
+# $FAKE_RUN_SLEEP it says "fake run: started" in its log, then sleeps
+# that long first.  No kernel, no build: the flow of kbranch bisect alone.
+fake_kbranch() {
+	local dest=$BATS_TEST_TMPDIR/kbranch-copy
+	mkdir -p "$dest/bisect-tests"
+	cp -a "$REPO/branch-scripts" "$dest/"
+	cp "$REPO/bisect-tests/expectations" "$dest/bisect-tests/"
+	cat >"$dest/bisect-tests/run" <<'RUN'
+#!/usr/bin/env bash
+case " $* " in *" --check-options "* | *" --configure-only "*) exit 0 ;; esac
+if [ -n "${FAKE_RUN_SLEEP:-}" ]; then
+	echo "fake run: started"
+	sleep "$FAKE_RUN_SLEEP"
+fi
+if [ -e fs/ext4/bug ]; then
+	echo "RESULT variant=builtin build=ok boot=ok checks=fail seconds=1 verdict=bad"
+	exit 1
+fi
+echo "RESULT variant=builtin build=ok boot=ok checks=ok seconds=1 verdict=good"
+RUN
+	chmod +x "$dest/bisect-tests/run"
+	FAKE_KBRANCH=$dest/branch-scripts/kbranch
 }
 
 # kbranch bisect on the tree, which must fail with one line and 128 and
@@ -207,4 +237,29 @@ bisect_refused() {
 	[[ "$stderr" == *"step 2 (bad-end): ${bad:0:12}: bad ("*"; config: stepped DIFFERS from jumped (carried from ${good:0:12}): < CONFIG_EXT4_FS_POSIX_ACL y > CONFIG_EXT4_FS_POSIX_ACL n"* ]]
 	grep -A3 "^  2\. bad-end *$bad" <<<"$output" | grep -qF "config: stepped DIFFERS from jumped (carried from ${good:0:12}): < CONFIG_EXT4_FS_POSIX_ACL y"
 	grep -A3 "^  1\. good-end *$good" <<<"$output" | grep -qF "config: stepped = jumped (carried from ${good:0:12})"
+}
+
+@test "kbranch bisect, each step a stand-in's verdict: first bad commit names the culprit, not the bad end, on stdout and in the report; its revert passes, and the tree is put back" {
+	local culprit report
+	fake_kbranch
+	tcommit 'ext4: one more commit'
+	touch "$tree/fs/ext4/bug"
+	git -C "$tree" add fs/ext4/bug
+	git -C "$tree" -c user.name=t -c user.email=t@t commit -qm 'ext4: the bug'
+	culprit=$(git -C "$tree" rev-parse HEAD)
+	tcommit 'ext4: a commit after the bug'
+	tcommit 'ext4: the bad end'
+	before=$(git -C "$tree" rev-parse HEAD)
+	run --separate-stderr "$FAKE_KBRANCH" bisect --tree "$tree" --good HEAD~5 --bad HEAD
+	echo "$stderr"
+	printf '%s\n' "$output"
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq 3 ]
+	[ "${lines[0]}" = "first bad commit: $culprit ext4: the bug" ]
+	[ "${lines[1]}" = "revert check: passed" ]
+	report=${lines[2]}
+	grep -qxF "first bad commit: $culprit ext4: the bug" "$report"
+	[ "$(git -C "$tree" rev-parse HEAD)" = "$before" ]
+	[ "$(git -C "$tree" symbolic-ref --short HEAD)" = ext4-rename ]
+	[ ! -e "$(git -C "$tree" rev-parse --absolute-git-dir)/BISECT_START" ]
 }
