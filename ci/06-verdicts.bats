@@ -186,7 +186,7 @@ canned_stages() {
 
 # --- Boots that fail for the machine, and failures confirmed --------------
 
-@test "a boot that fails for the machine is named: QEMU not started, nothing printed, killed before its timeout" {
+@test "qemu_machine_fault names QEMU not started, nothing printed, killed before its timeout; a hang at its timeout, a panic and a good boot are not the machine's" {
 	[[ "$(qemu_machine_fault 1 "$CANNED/console-kvm-unavailable.log" 0)" == "QEMU did not start: "*kvm* ]]
 	: >"$BATS_TEST_TMPDIR/empty.log"
 	[[ "$(qemu_machine_fault 124 "$BATS_TEST_TMPDIR/empty.log" 120)" == "QEMU printed nothing in 120s"* ]]
@@ -217,7 +217,7 @@ canned_boots() {
 	cmp -s "$console" "$CANNED/console-good.log"
 }
 
-@test "a machine that fails every attempt is a setup problem (128), never a verdict" {
+@test "qemu_retrying: a machine that fails every attempt is 128, each attempt's console kept" {
 	local console=$BATS_TEST_TMPDIR/console.log k
 	canned_boots "$console" "$CANNED/console-kvm-unavailable.log" "$CANNED/console-kvm-unavailable.log" \
 		"$CANNED/console-kvm-unavailable.log" "$CANNED/console-kvm-unavailable.log"
