@@ -123,8 +123,8 @@ distcc_run() {
 
 # A line of the tables: printed, and kept in the run's figures file
 # (BENCH_FIGURES), whose first line names the machine, commit and date,
-# so that the figures docs/speed.md accepts come from a file, not a
-# terminal's scroll-back.
+# so that a figure is read from a file, not a terminal's scroll-back
+# (docs/speed.md says what each line measures).
 report() {
 	printf '%-58s %10s\n' "$1" "$2" | tee -a "$BENCH_FIGURES"
 }
