@@ -408,14 +408,14 @@ exit_code_items() {
 	mkdir -p "$(dirname "$(carry_packaged_file debian)")"
 	printf '%s\n' CONFIG_EXT4_FS=m CONFIG_EXT4_FS_POSIX_ACL=y CONFIG_JBD2=m CONFIG_FS_MBCACHE=m >"$(carry_packaged_file debian)"
 	# Debian's config made at the base, at the tip: its sticky old names and
-	# the ext4dev type its machines mount (issue 29 D1).
+	# the ext4dev type its machines mount.
 	printf '%s\n' CONFIG_EXT4_FS=m CONFIG_EXT4_FS_POSIX_ACL=y CONFIG_JBD2=m CONFIG_FS_MBCACHE=m \
 		CONFIG_EXT4DEV_FS=m CONFIG_EXT4DEV_COMPAT=y CONFIG_NET=y >"$BATS_TEST_TMPDIR/listed"
 	run carry_vs_packaged 4 debian "debian from the base" "$BATS_TEST_TMPDIR/listed" "stepped from the base"
 	[ "$status" -eq 0 ]
 	[ -z "$output" ]
-	# v2's default: the compat type off (the root lost, issue 29 D1); and a
-	# lost JBD2 line.
+	# v2's default: the compat type off (an ext4dev-era machine's root
+	# lost); and a lost JBD2 line.
 	sed -e 's/^CONFIG_EXT4DEV_COMPAT=y$/# CONFIG_EXT4DEV_COMPAT is not set/' -e '/^CONFIG_JBD2=m$/d' \
 		"$BATS_TEST_TMPDIR/listed" >"$BATS_TEST_TMPDIR/v2"
 	run carry_vs_packaged 4 debian "debian from the base" "$BATS_TEST_TMPDIR/v2" "stepped from the base"

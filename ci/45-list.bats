@@ -208,7 +208,7 @@ copy_at_v2() {
 	cover_msgid >"$KBRANCH_CI_SCRATCH/v2.msgid"
 }
 
-# Item 4 of issue 29: the series in patches/ (v3) goes out with one submit.
+# The series in patches/ (v3) goes out with one submit.
 @test "submit sends the current series (v3) with a link to v2, the range-diff v2 -> v3 and the verdicts of both; b4 shazam of its message-id onto ext4dev-base gives the tip's tree" {
 	local wt=$KBRANCH_CI_SCRATCH/shazam msgid m id changeid rev
 	rev=$(sed -n 's/^# revision: //p' "$REPO/series.txt")
@@ -263,7 +263,7 @@ copy_at_v2() {
 	[ "$(cat "$KBRANCH_WORK/list/sent")" = "$sent" ]
 }
 
-# Item 2 of issue 29: a reviewer with nothing but a clean clone of the
+# A reviewer with nothing but a clean clone of the
 # published repository (over git://) and the thread from the archive.
 @test "a clean clone of the published repository and b4 am of the thread by message-id give the tip's tree" {
 	local port=$PUB_PORT pub=$KBRANCH_CI_SCRATCH/list-pub clone=$KBRANCH_CI_SCRATCH/reviewer.git msgid m

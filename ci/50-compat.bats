@@ -19,7 +19,7 @@ setup_file() {
 	grep -qx 'CONFIG_EXT4_FS=y' "$carried"
 	grep -qx 'CONFIG_EXT4_FS_POSIX_ACL=y' "$carried"
 	grep -qx 'CONFIG_EXT4_FS_SECURITY=y' "$carried"
-	# An old config keeps the ext4dev type its system mounts (issue 29 D1).
+	# An old config keeps the ext4dev type its system mounts.
 	grep -qx 'CONFIG_EXT4DEV_COMPAT=y' "$carried"
 	# ... and it started with the old ones only.
 	grep -qx 'CONFIG_EXT4DEV_FS=y' "$KBRANCH_WORK/carry/seed/build/builtin/.config"

@@ -39,18 +39,18 @@ shapes_tap() {
 	grep '\[carried-minimal\]' "$tap" | sed 's/^/# /' >&3
 	[ "$(grep -c "^ok .*\[carried-minimal\] olddefconfig keeps ext4=y acl=n security=n; $SHAPES_OK" "$tap")" -eq "$commits" ]
 	# The listed EXT4DEV_COMPAT=y (compat-differences: config-shape) is
-	# seen from patch 2 on, where the option exists, and nowhere else; v2's
-	# lost ACL and security labels (issue 29 D2) are gone.
+	# seen from patch 2 on, where the option exists, and nowhere else: no
+	# shape loses ACL or security labels (v2's minimal forms did).
 	[ "$(grep -c "^ok .*\[carried-minimal\] .*$SHAPES_OK but for 6 listed differences" "$tap")" -eq 3 ]
 	grep -q "^ok .* ext4: rename the ext4dev module and filesystem type to ext4 \[carried-minimal\] .* but for 6 listed" "$tap"
 	[ "$(grep -c '^config-shape ' "$REPO/bisect-tests/compat-differences")" -eq 6 ]
 	[ "$(grep '^config-shape ' "$REPO/bisect-tests/compat-differences" | grep -vc 'CONFIG_EXT4DEV_COMPAT=y')" -eq 0 ]
 }
 
-# v2's D2 planted back on top of v3: the old ACL and security options
+# v2's Kconfig planted back on top of v3: the old ACL and security options
 # depending on EXT4DEV_FS, which a minimal form leaves out when EXT3_FS
 # selects it.  Only the scratch point is new: about a minute.
-@test "shapes: v2's D2 planted back is caught: minimal forms with EXT3_FS and the old ACL option lose ACL and security labels" {
+@test "shapes: the old ACL and security options depending on EXT4DEV_FS, as in v2, are caught: minimal forms with EXT3_FS and the old ACL option lose ACL and security labels" {
 	local way line shapes
 	scratch_commit ext4-rename 'ext4: the old ACL and security options depend on EXT4DEV_FS' \
 		sed -i '/^config EXT4DEV_FS_\(POSIX_ACL\|SECURITY\)$/,/^$/s/^\tdepends on EXT4_FS$/\tdepends on EXT4DEV_FS/' fs/ext4/Kconfig

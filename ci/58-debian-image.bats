@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # shellcheck disable=SC2154 # $status, $output, $stderr: set by bats' run
-# The Debian 12 guest image (issue 28, item 1): made by mmdebstrap from
+# The Debian 12 guest image: made by mmdebstrap from
 # the host's Debian archives, kept in $KBRANCH_WORK by its key, made again
 # only when the key changes, and never left half made.  No kernel is
 # built; the cold image takes about 20 s here, the whole file about 2 min.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # shellcheck disable=SC2154 # $status, $output, $stderr: set by bats' run
-# Debian 12 machines booted through the series (issue 28, items 2 to 4):
+# Debian 12 machines booted through the series:
 # the variants of kind debian, each a kernel built the bisect-tests way and
 # installed the Debian way in the machines of its scenario files
 # (bisect-tests/debian/scenarios), judged by their expect lines.  Costs
@@ -52,7 +52,7 @@ scenarios_of() {
 		<(grep -v '^# [^C]' "$REPO/bisect-tests/configs/debian-ext4.config" | grep -vx '#')
 }
 
-# The machine that v2 left in the initramfs shell (issue 29 D1), at the
+# The ext4dev-era machine, which v2 left in the initramfs shell, at the
 # tip, and the same check failing on a commit that drops the ext4dev type
 # (the check can fail).  With KBRANCH_CI_FULL=1 only: the first debian
 # kernel is a cold build of about 10 minutes (bisect-tests/debian/README),
