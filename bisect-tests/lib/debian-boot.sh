@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Debian 12 machines booted through a commit (issue 28): the variants of
+# Debian 12 machines booted through a commit: the variants of
 # kind "debian" in configs/variants.  After stage_build, each machine of
 # each scenario the variant names (traits scenario=<file>, files in
 # debian/scenarios) is made from the cached Debian image

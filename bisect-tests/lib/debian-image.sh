@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# The Debian 12 guest image (issue 28): made on this machine by mmdebstrap
+# The Debian 12 guest image: made on this machine by mmdebstrap
 # from the Debian 12 archives that the host's own apt sources name (no
 # mirror is written here), with the packages of debian/packages, their
 # dependencies and Debian's Essential set, at the versions the host's apt

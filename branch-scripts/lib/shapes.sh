@@ -2,8 +2,9 @@
 # Every shape of config a tester keeps, Kconfig only.  The carried configs
 # (lib/carry.sh) are full configs, which name every option they keep.  A
 # minimal form (savedefconfig) or a fragment leaves out what a select or a
-# default implies, so a changed select or dependency drops it (issue 29's
-# D2: CONFIG_EXT3_FS=y + CONFIG_EXT4DEV_FS_POSIX_ACL=y loses ACL at patch 3).
+# default implies, so a changed select or dependency drops it (v2 of the
+# series: CONFIG_EXT3_FS=y + CONFIG_EXT4DEV_FS_POSIX_ACL=y lost ACL at
+# patch 3).
 #
 # At ext4dev-base, with the carried config of a kconfig variant with the
 # shapes trait (configs/variants: carried-minimal's, the minimal variant's)
