@@ -2,8 +2,10 @@
 # shellcheck disable=SC2154 # $status, $output: set by bats' run
 # The fast tier: set -e holds where kbranch runs work whose failure is an
 # answer, not a stop: a verify point (lib/jobs.sh's points_start) and a
-# function run by exit_status_of (lib/common.sh).  Each case runs in a
-# shell of its own under set -euo pipefail, as kbranch runs, not under
+# function run by exit_status_of (lib/common.sh); and where bisect-tests
+# does: a stage run by job_status (bisect-tests/lib/common.sh) and a judge
+# run by bisect-tests/run's judged.  Each case runs in a shell of its own
+# under set -euo pipefail, as kbranch and bisect-tests/run run, not under
 # bats' own errexit.
 
 load helpers
@@ -84,4 +86,40 @@ setup() {
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ "$output" = "$(printf '%s\n' 'rc 1' 'said input' 'rc 0')" ]
+}
+
+# Runs the bash script $1 under set -euo pipefail, as bisect-tests/run
+# runs, with run sourced (its functions defined, nothing run).
+in_run_shell() {
+	run bash -c 'set -euo pipefail
+		shopt -s inherit_errexit
+		. "$1/bisect-tests/run"
+		eval "$2"' _ "$REPO" "$1"
+}
+
+@test "set -e: job_status runs a stage under set -e, its status in JOB_STATUS; a stage's 128 ends the run with 128" {
+	in_run_shell '
+		stage() { echo begun; false; echo "not reached"; }
+		job_status stage
+		echo "status $JOB_STATUS"
+		machine() { die_setup "a tool is missing"; }
+		job_status machine
+		echo "not reached either"'
+	echo "$output"
+	[ "$status" -eq 128 ]
+	[ "$output" = "$(printf '%s\n' begun 'status 1' 'bisect-tests: a tool is missing')" ]
+}
+
+@test "set -e: judged runs a judge under set -e: one that stops at a failing command sets bad=1, one that passes leaves it" {
+	in_run_shell '
+		passes() { echo passed; }
+		stops() { echo judging; false; echo "not reached"; }
+		bad=0
+		judged passes
+		echo "bad=$bad"
+		judged stops
+		echo "bad=$bad"'
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$output" = "$(printf '%s\n' passed bad=0 judging bad=1)" ]
 }
