@@ -18,7 +18,7 @@ setup() {
 
 teardown() {
 	! mountpoint -q "$small" || umount "$small"
-	ktree bisect reset -q >/dev/null 2>&1 || true
+	ktree bisect reset >/dev/null 2>&1 || true
 	ktree checkout -q -f ext4-rename
 	! ktree rev-parse -q --verify refs/heads/scratch >/dev/null || ktree branch -q -D scratch
 }
@@ -145,7 +145,7 @@ hang_branch() {
 # git bisect run over ext4-rename..scratch with bisect-tests/run and the
 # settings "$@" (NAME=value); its output in $output, status in $status.
 bisect_scratch() {
-	ktree bisect start -q scratch ext4-rename
+	ktree bisect start scratch ext4-rename >/dev/null
 	# shellcheck disable=SC2016 # expanded by the inner bash
 	run bash -c 'cd "$1" && shift && exec git bisect run "$@"' _ "$KTREE" \
 		env "$@" "$REPO/bisect-tests/run" --variant minimal
