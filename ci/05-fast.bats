@@ -70,6 +70,19 @@ declare_base() {
 	[ "$status" -eq 125 ]
 }
 
+@test "verdicts: one table maps each word to its exit code and TAP result, for bisect-tests and kbranch alike; no other code maps them" {
+	[ "$(verdict_exit good) $(verdict_exit bad) $(verdict_exit skip) $(verdict_exit flaky)" = "0 1 125 125" ]
+	[ "$(verdict_tap good) $(verdict_tap bad) $(verdict_tap skip) $(verdict_tap flaky)" = "ok not-ok untestable untestable" ]
+	[ "$(verdict_of_exit 0) $(verdict_of_exit 1) $(verdict_of_exit 125) $(verdict_of_exit 2)" = "good bad skip bad" ]
+	# The only case arms that map a verdict word to a code, or a code to a
+	# word, are verdict_row's.
+	run grep -rnE "(good|skip|flaky)( *\| *[a-z]+)*\) *(return|echo|printf)[^;]*\b(0|1|125)\b|\b(0|125)\) *(echo|printf)[^;]*\b(good|skip|bad)\b" \
+		"$REPO/branch-scripts" "$REPO/bisect-tests"
+	[ "$status" -eq 0 ]
+	[ "$(cut -d: -f1 <<<"$output" | sort -u)" = "$REPO/bisect-tests/lib/verdict.sh" ]
+	[ "$(grep -c . <<<"$output")" -eq 2 ]
+}
+
 @test "build failure in a file the series changes is bad" {
 	[ "$(build_failure_ours "$CANNED/build-error-ext4-super.log")" = yes ]
 }

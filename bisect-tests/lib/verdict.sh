@@ -1,5 +1,48 @@
 # shellcheck shell=bash
 # One RESULT line per variant, and the git bisect run exit code for them all.
+# kbranch sources this file too (lib/point.sh): the vocabulary below is
+# both sides' one table.
+
+# The verdict vocabulary: each word a RESULT line and a note say, the exit
+# code git bisect run reads for it, and the TAP result kbranch verify
+# prints for it, "<code> <tap>".  A word not in the table is bad.
+#   good   0    ok
+#   bad    1    not ok
+#   skip   125  not ok, untestable (the build failed outside the series,
+#               or the test said it cannot test this kernel)
+#   flaky  125  not ok, untestable (failed, then passed on a second boot)
+verdict_row() {
+	case "$1" in
+	good) echo '0 ok' ;;
+	skip | flaky) echo '125 untestable' ;;
+	*) echo '1 not-ok' ;;
+	esac
+}
+
+# The exit code of verdict $1.
+verdict_exit() {
+	local row
+	row=$(verdict_row "$1")
+	printf '%s\n' "${row%% *}"
+}
+
+# The TAP result of verdict $1: ok, untestable or not-ok.
+verdict_tap() {
+	local row
+	row=$(verdict_row "$1")
+	printf '%s\n' "${row#* }"
+}
+
+# The word for exit code $1, for a run that printed no RESULT line: the
+# table read backwards (skip for 125), bad for any code not in it.
+verdict_of_exit() {
+	local word code
+	for word in good skip bad; do
+		code=$(verdict_exit "$word")
+		[ "$code" != "$1" ] || { echo "$word"; return 0; }
+	done
+	echo bad
+}
 
 verdict_of() {
 	local build=$1 boot=$2 checks=$3
@@ -27,11 +70,7 @@ verdict_result() {
 	fi
 	printf 'RESULT variant=%s build=%s boot=%s checks=%s seconds=%s%s verdict=%s\n' \
 		"$variant" "$build" "$boot" "$checks" "$seconds" "$where${BT_RESULT_EXTRA:-}" "$verdict"
-	case $verdict in
-	good) return 0 ;;
-	skip | flaky) return 125 ;;
-	*) return 1 ;;
-	esac
+	return "$(verdict_exit "$verdict")"
 }
 
 # bad beats skip beats good.

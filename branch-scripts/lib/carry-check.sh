@@ -195,7 +195,7 @@ carry_point() {
 		[ "$judged" = good ] || rc=1
 		out+=$(shapes_said)
 	fi
-	recorded=$(exit_status_of /dev/null note_record "$commit" "$variant" "$(verdict_of "$rc")" "chain=$chain kconfig=$([ "$rc" = 0 ] && echo kept || echo lost)")
+	recorded=$(exit_status_of /dev/null note_record "$commit" "$variant" "$(verdict_of_exit "$rc")" "chain=$chain kconfig=$([ "$rc" = 0 ] && echo kept || echo lost)")
 	if [ "$recorded" != 0 ]; then
 		printf 'not ok %d - %s: its verdict could not be recorded in %s\n' "$n" "$desc" "$KB_NOTES"
 		return 1

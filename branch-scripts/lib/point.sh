@@ -3,6 +3,10 @@
 # (exec), its RESULT line (parse), one verdict that gives both the TAP line
 # and the note; a point that passed before with these tests is reused.
 
+# The verdict vocabulary (word, exit code, TAP result): bisect-tests' table.
+# shellcheck source=bisect-tests/lib/verdict.sh
+source "$KB_REPO/bisect-tests/lib/verdict.sh"
+
 # Run bisect-tests/run for one commit and variant; print its exit code,
 # then its RESULT fields, on one line: printed, not returned, so that the
 # caller need not test it in a condition, where set -e would not hold.
@@ -47,19 +51,10 @@ tap_point() {
 	local n=$1 commit=$2 variant=$3 result=$4 verdict=$5 desc
 	desc="$(commit_desc "$commit") [$variant] build=$(field "$result" build)"
 	desc+=" boot=$(field "$result" boot) checks=$(field "$result" checks) $(field "$result" seconds)s"
-	case "$verdict" in
-	good) printf 'ok %d - %s\n' "$n" "$desc" ;;
-	skip | flaky) printf 'not ok %d - %s # untestable (%s verdict)\n' "$n" "$desc" "$verdict" ;;
+	case "$(verdict_tap "$verdict")" in
+	ok) printf 'ok %d - %s\n' "$n" "$desc" ;;
+	untestable) printf 'not ok %d - %s # untestable (%s verdict)\n' "$n" "$desc" "$verdict" ;;
 	*) printf 'not ok %d - %s\n' "$n" "$desc" ;;
-	esac
-}
-
-# The exit code of a verdict, as bisect-tests/run gives it.
-verdict_code() {
-	case "$1" in
-	good) return 0 ;;
-	skip | flaky) return 125 ;;
-	*) return 1 ;;
 	esac
 }
 
@@ -76,7 +71,7 @@ point_finish() {
 		return 1
 	fi
 	tap_point "$n" "$commit" "$variant" "$result" "$verdict"
-	verdict_code "$verdict"
+	return "$(verdict_exit "$verdict")"
 }
 
 # The tree is checked out only for a point that runs: a checkout of this
@@ -224,7 +219,7 @@ reference_point() {
 result_verdict() {
 	local verdict
 	verdict=$(field "$1" verdict)
-	[ -n "$verdict" ] || verdict=$(verdict_of "$2")
+	[ -n "$verdict" ] || verdict=$(verdict_of_exit "$2")
 	printf '%s\n' "$verdict"
 }
 
@@ -233,10 +228,3 @@ result_fields() {
 	printf '%s\n' "$1" | tr ' ' '\n' | { grep -vE '^(variant|verdict)=' || true; } | paste -sd ' ' -
 }
 
-verdict_of() {
-	case "$1" in
-	0) echo good ;;
-	125) echo skip ;;
-	*) echo bad ;;
-	esac
-}
