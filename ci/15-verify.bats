@@ -27,12 +27,19 @@ setup_file() {
 	echo "$output" >"$KBRANCH_CI_SCRATCH/verify.tap"
 	echo "$output"
 	[ "$status" -eq 0 ]
-	local commits
+	local commits variants per_commit refs
 	commits=$(( $(ktree rev-list --count ext4dev-base..ext4-rename) + 1 ))
-	# the packaged reference in builtin, module and minimal; then builtin,
-	# module, minimal, oldconfig and three carried configs at each commit
-	[ "$(grep -c '^ok ' <<<"$output")" -eq $((3 + commits * 7)) ]
-	[ "$(grep -c '^ok [0-9]* - [0-9a-f]* Import linux-source' <<<"$output")" -eq 3 ]
+	# The counts come from the registry: every variant verify runs (the
+	# Debian machines unless KBRANCH_VERIFY_DEBIAN=0) at each commit, and
+	# the packaged reference of each reference they name, once.
+	variants=$("$REPO/bisect-tests/run" --list-variants |
+		awk -v debian="${KBRANCH_VERIFY_DEBIAN:-1}" '$2 != "debian" || debian != 0')
+	per_commit=$(grep -c . <<<"$variants")
+	refs=$(awk '$3 != "-" { print $3 }' <<<"$variants" | sort -u | grep -c .)
+	[ "$per_commit" -ge 7 ]
+	[ "$refs" -ge 3 ]
+	[ "$(grep -c '^ok ' <<<"$output")" -eq $((refs + commits * per_commit)) ]
+	[ "$(grep -c '^ok [0-9]* - [0-9a-f]* Import linux-source' <<<"$output")" -eq "$refs" ]
 	[ "$(grep -c '^not ok' <<<"$output")" -eq 0 ]
 }
 
