@@ -34,8 +34,8 @@ tcommit() {
 # $FAKE_KBRANCH: kbranch bisect runs $KB_REPO/bisect-tests/run, found
 # beside its own files.  The stand-in passes every input check, and a
 # commit is bad when its tree has fs/ext4/bug, else good; with
-# $FAKE_RUN_SLEEP it says "fake run: started" in its log, then sleeps
-# that long first.  No kernel, no build: the flow of kbranch bisect alone.
+# $FAKE_RUN_SLEEP it says "fake run: started, pid <its pid>" in its log,
+# then sleeps that long first.  No kernel, no build: the flow of kbranch bisect alone.
 fake_kbranch() {
 	local dest=$BATS_TEST_TMPDIR/kbranch-copy
 	mkdir -p "$dest/bisect-tests"
@@ -45,7 +45,7 @@ fake_kbranch() {
 #!/usr/bin/env bash
 case " $* " in *" --check-options "* | *" --configure-only "*) exit 0 ;; esac
 if [ -n "${FAKE_RUN_SLEEP:-}" ]; then
-	echo "fake run: started"
+	echo "fake run: started, pid $$"
 	sleep "$FAKE_RUN_SLEEP"
 fi
 if [ -e fs/ext4/bug ]; then
@@ -260,4 +260,79 @@ bisect_refused() {
 	[ "$(git -C "$tree" rev-parse HEAD)" = "$before" ]
 	[ "$(git -C "$tree" symbolic-ref --short HEAD)" = ext4-rename ]
 	[ ! -e "$(git -C "$tree" rev-parse --absolute-git-dir)/BISECT_START" ]
+}
+
+# kbranch bisect (fake_kbranch) on the tree from HEAD~2 to HEAD, started in
+# a session and process group of its own, its stdout and stderr in
+# $BATS_TEST_TMPDIR/out and err; its pid, the group's, in $pid.
+bisect_in_background() {
+	(exec setsid "$FAKE_KBRANCH" bisect --tree "$tree" --good HEAD~2 --bad HEAD \
+		>"$BATS_TEST_TMPDIR/out" 2>"$BATS_TEST_TMPDIR/err") &
+	pid=$!
+}
+
+# Waits (10 s at most) for file $1 to hold a line that matches ERE $2.
+wait_for_line() {
+	local i
+	for i in $(seq 1 100); do
+		if grep -qE "$2" "$1" 2>/dev/null; then return 0; fi
+		sleep 0.1
+	done
+	echo "never seen in $1: $2"
+	return 1
+}
+
+# The bisect stopped by SIGTERM: 143, one line on stderr besides the
+# progress, the report's path last on stdout, the tree as it was.
+stopped_by_term() {
+	local status=0 report
+	wait "$pid" || status=$?
+	cat "$BATS_TEST_TMPDIR/err"
+	[ "$status" -eq 143 ]
+	[ "$(grep -vE '^\[ *[0-9]+s\] ' "$BATS_TEST_TMPDIR/err")" = "kbranch: interrupted by SIGTERM during step 1" ]
+	report=$(tail -n 1 "$BATS_TEST_TMPDIR/out")
+	grep -q '^status: stopped at step 0, .*interrupted by SIGTERM during step 1' "$report"
+	[ "$(git -C "$tree" rev-parse HEAD)" = "$before" ]
+	[ "$(git -C "$tree" symbolic-ref --short HEAD)" = ext4-rename ]
+	[ ! -e "$(git -C "$tree" rev-parse --absolute-git-dir)/BISECT_START" ]
+}
+
+@test "kbranch bisect: SIGTERM during a step stops the step's run and says so in one line, 143; the report says where, the tree is put back" {
+	local log runpid start
+	fake_kbranch
+	export FAKE_RUN_SLEEP=60
+	bisect_in_background
+	wait_for_line "$BATS_TEST_TMPDIR/err" 'step 1 \(good-end\): .* \(log: '
+	log=$(sed -n 's/.*step 1 (good-end): .* (log: \(.*\))$/\1/p' "$BATS_TEST_TMPDIR/err")
+	wait_for_line "$log" '^fake run: started, pid [0-9]+$'
+	runpid=$(sed -n 's/^fake run: started, pid //p' "$log")
+	start=$SECONDS
+	kill -TERM "$pid"
+	stopped_by_term
+	# The step's run is gone, its sleep with it, long before its 60 s.
+	[ "$((SECONDS - start))" -lt 30 ]
+	if kill -0 "$runpid" 2>/dev/null; then echo "the step's run is still there: $runpid"; return 1; fi
+	# (A process killed may wait a moment as a zombie for init: not counted.)
+	[ -z "$(ps -eo pgid=,stat=,args= | awk -v g="$runpid" '$1 == g && $2 !~ /^Z/')" ]
+}
+
+@test "kbranch bisect: SIGTERM to its whole process group during a git checkout is one line too, not bash's \"Terminated\" before it" {
+	local hooks
+	fake_kbranch
+	# The first checkout (the good end's) lasts 2 s, in a hook: the signal
+	# finds git running in the foreground.
+	hooks=$(git -C "$tree" rev-parse --absolute-git-dir)/hooks
+	mkdir -p "$hooks"
+	cat >"$hooks/post-checkout" <<HOOK
+#!/bin/sh
+[ ! -e "$BATS_TEST_TMPDIR/checkout" ] || exit 0
+echo started >"$BATS_TEST_TMPDIR/checkout"
+sleep 2
+HOOK
+	chmod +x "$hooks/post-checkout"
+	bisect_in_background
+	wait_for_line "$BATS_TEST_TMPDIR/checkout" '^started$'
+	[ "$(ps -o pgid= -p "$pid" | tr -d ' ')" = "$pid" ]
+	kill -TERM -- "-$pid"
+	stopped_by_term
 }

@@ -53,8 +53,9 @@
 # an ancestor of B or the same commit, a test script missing or not
 # executable, a tree without the series, a guest that is not busybox or
 # debian, --packages without --guest debian or with a name that is not a
-# package's, a bisect already running on the tree), 130/143 when interrupted (git bisect reset done,
-# the report says where it stopped).
+# package's, a bisect already running on the tree), 130/143 when
+# interrupted (one line; the step's run stopped, a git command let finish,
+# git bisect reset done, the report says where it stopped).
 
 KB_BISECT_GOOD=''
 KB_BISECT_BAD=''
@@ -301,8 +302,10 @@ bisect_key() {
 
 # Test HEAD of the tree as step $1 in role $2; sets KB_CODE and records
 # the step.  A result kept under the same key is reused, built nothing.
+# A stop asked for is looked for first.
 bisect_test_head() {
 	local n=$1 role=$2 commit key cache log result code=0 compiled rdir reason=- release variant config
+	bisect_stop_check
 	commit=$(tgit rev-parse HEAD)
 	key=$(bisect_key "$commit")
 	cache=$KBRANCH_WORK/bisect/cache/$key
@@ -399,19 +402,24 @@ bisect_field() {
 	echo -
 }
 
-# bisect-tests/run in the background, so that a signal reaches this
-# shell's trap at once (bash runs a trap only after a foreground command
-# ends), and in a process group of its own (set -m), so that the trap
-# stops it with its make, compilers and QEMU.  Its exit code in
-# KB_RUN_CODE: the caller is then no condition, and keeps set -e.
+# bisect-tests/run in a process group of its own (set -m), so that a stop
+# ends it with its make, compilers and QEMU (bisect_child_stop), its pid
+# in the file "child" for kbranch's trap (bisect_request_stop).  A stop
+# asked for is looked for once the pid is written, and once it ends.  Its
+# exit code in KB_RUN_CODE: the caller is then no condition, and keeps set
+# -e.
 bisect_run_tests() {
-	local log=$1
+	local log=$1 child
 	set -m
 	(cd "$KB_BISECT_TREE" && exec "$KB_REPO/bisect-tests/run" "${KB_BISECT_RUN_OPTS[@]}") >"$log" 2>&1 &
-	KB_CHILD=$!
+	child=$!
 	set +m
+	printf '%s\n' "$child" >"$KB_BISECT_DIR/child"
+	bisect_stop_check
 	KB_RUN_CODE=0
-	wait "$KB_CHILD" || KB_RUN_CODE=$?
+	wait "$child" || KB_RUN_CODE=$?
+	rm -f "$KB_BISECT_DIR/child"
+	bisect_stop_check
 }
 
 # --- The guide's checks --------------------------------------------------
@@ -458,15 +466,17 @@ bisect_give_up() {
 	bisect_stopped "$1" 1
 }
 
-# Stop: the report says where and why, git bisect's state is undone.
+# Stop: the report says where and why, git bisect's state is undone.  The
+# file "ended", last, tells kbranch's shell that all that was done
+# (bisect_supervise).
 bisect_stopped() {
 	local why=$1 code=$2
-	trap - INT TERM
 	git -C "$KB_BISECT_TREE" bisect log >"$KB_BISECT_DIR/bisect.log" 2>/dev/null || true
 	git -C "$KB_BISECT_TREE" bisect reset >/dev/null 2>&1 || true
 	bisect_report "stopped at step $(bisect_steps_done), $(tgit rev-parse --short=12 HEAD 2>/dev/null) checked out before the reset: $why"
 	printf 'kbranch: %s\n' "$why" >&2
 	printf '%s\n' "$KB_BISECT_REPORT"
+	: >"$KB_BISECT_DIR/ended"
 	exit "$code"
 }
 
@@ -580,14 +590,92 @@ bisect_revert_check() {
 	esac
 }
 
-# Interrupted: the child's process group stopped (by SIGTERM: bisect-tests/run
-# says so and dies of it), git bisect's state undone, the report says where.
+# --- Interrupted ------------------------------------------------------------
+
+# The bisect runs as a job of its own process group (bisect_body), and
+# kbranch's shell only waits for it (bisect_supervise): a signal to kbranch
+# (Ctrl-C, kill, timeout, or one to its whole process group) reaches that
+# shell's trap alone, which asks the bisect to stop (the file "stop",
+# naming the signal) and stops the step's bisect-tests/run.  The bisect
+# stops where it looks (bisect_stop_check: before a step, and around its
+# run), between two commands: a git command is never cut short.  The trap
+# ran in the bisect's own shell before, and a signal to the whole process
+# group killed the command in the foreground too: bash said "Terminated"
+# before our line (and a git checkout killed halfway can leave its lock).
+# And a trap that bash 5.2 runs while it expands a command of two $(...)
+# fails to parse ("unexpected EOF while looking for matching `)'"):
+# kbranch exited 2, git bisect's state left behind.  No trap runs in the
+# bisect's shell now; kbranch's runs while it waits, and nowhere else.
+
+# kbranch's trap: the stop asked for (the first signal named), and the
+# step's run stopped if one runs.
+bisect_request_stop() {
+	local sig=$1 child
+	KB_SIGNALLED=1
+	[ -f "$KB_BISECT_DIR/stop" ] || printf '%s\n' "$sig" >"$KB_BISECT_DIR/stop"
+	child=$(cat "$KB_BISECT_DIR/child" 2>/dev/null) || child=''
+	[ -z "$child" ] || kill -TERM -- "-$child" 2>/dev/null || true
+}
+
+# In the bisect's shell: stop here if a stop was asked for.
+bisect_stop_check() {
+	[ ! -f "$KB_BISECT_DIR/stop" ] || bisect_interrupted "$(cat "$KB_BISECT_DIR/stop")"
+}
+
+# The step's run, if one runs, stopped: its process group sent SIGTERM
+# (bisect-tests/run says so, stops its make or QEMU and dies of it), and
+# its end waited for.  The bisect's shell waits for its child; kbranch's,
+# not its parent, looks for it (30 s at most), once the bisect was killed.
+bisect_child_stop() {
+	local child
+	child=$(cat "$KB_BISECT_DIR/child" 2>/dev/null) || return 0
+	kill -TERM -- "-$child" 2>/dev/null || true
+	wait "$child" 2>/dev/null || true
+	for _ in $(seq 1 300); do
+		kill -0 "$child" 2>/dev/null || break
+		sleep 0.1
+	done
+	rm -f "$KB_BISECT_DIR/child"
+}
+
+# Interrupted: the step's run stopped, git bisect's state undone, the
+# report says where, one line.
 bisect_interrupted() {
 	local sig=$1
-	[ -z "${KB_CHILD:-}" ] || kill -TERM -- "-$KB_CHILD" 2>/dev/null || true
-	[ -z "${KB_CHILD:-}" ] || wait "$KB_CHILD" 2>/dev/null || true
-	KB_CHILD=''
+	bisect_child_stop
 	bisect_stopped "interrupted by SIG$sig during step $(($(bisect_steps_done) + 1))" "$([ "$sig" = INT ] && echo 130 || echo 143)"
+}
+
+# kbranch's shell: the bisect started as a job of its own process group,
+# its stdin none (a job of another group than the terminal's must not read
+# it), and waited for; its exit code is kbranch's.  A trap's signal ends
+# wait at once (128 + signal): the bisect goes on to its stop, and is
+# waited for again.  Killed rather than stopped (every process at once, as
+# a service manager's stop does), it never wrote "ended", its last act:
+# the stop is done here, from what the files say (a culprit named is not
+# among them).
+bisect_supervise() {
+	local code=0 again
+	KB_SIGNALLED=0
+	trap 'bisect_request_stop INT' INT
+	trap 'bisect_request_stop TERM' TERM
+	set -m
+	bisect_body </dev/null &
+	KB_BODY=$!
+	set +m
+	wait "$KB_BODY" || code=$?
+	while [ "$KB_SIGNALLED" = 1 ]; do
+		KB_SIGNALLED=0 again=0
+		wait "$KB_BODY" 2>/dev/null || again=$?
+		# bash 5.2 says -1 when the bisect ended as the signal came (its
+		# code is lost): the signal's stands.
+		[ "$again" = -1 ] || code=$again
+	done
+	trap - INT TERM
+	if [ -f "$KB_BISECT_DIR/stop" ] && [ ! -f "$KB_BISECT_DIR/ended" ]; then
+		bisect_interrupted "$(cat "$KB_BISECT_DIR/stop")"
+	fi
+	exit "$code"
 }
 
 run() {
@@ -604,10 +692,16 @@ run() {
 	: >"$KB_BISECT_DIR/steps"
 	: "${KB_BISECT_REPORT:=$KB_BISECT_DIR/report.txt}"
 	KB_BISECT_N=$(tgit rev-list --count "$KB_BISECT_GOOD..$KB_BISECT_BAD")
-	KB_BISECT_CULPRIT_LINE='' KB_BISECT_REVERT='' KB_BISECT_CULPRIT_CONFIG='' KB_CHILD=''
-	trap 'bisect_interrupted INT' INT
-	trap 'bisect_interrupted TERM' TERM
+	KB_BISECT_CULPRIT_LINE='' KB_BISECT_REVERT='' KB_BISECT_CULPRIT_CONFIG=''
 	step "bisect: $KB_BISECT_N commits from ${KB_BISECT_GOOD:0:12} to ${KB_BISECT_BAD:0:12}; report: $KB_BISECT_REPORT"
+	bisect_supervise
+}
+
+# The bisect itself, in a job of its own (bisect_supervise).  Ignoring
+# SIGTTOU, it writes to the terminal from outside its foreground group
+# even when the terminal stops such writers (stty tostop).
+bisect_body() {
+	trap '' TTOU
 	# git bisect start first: its reset puts back whatever HEAD was.
 	tgit bisect start >/dev/null 2>&1
 	bisect_report running
@@ -623,10 +717,12 @@ run() {
 	bisect_report running
 	bisect_revert_check
 	git -C "$KB_BISECT_TREE" bisect log >"$KB_BISECT_DIR/bisect.log" 2>&1 || true
-	trap - INT TERM
+	# The last look for a stop: from here on, the bisect ends as it was found.
+	bisect_stop_check
 	tgit bisect reset >/dev/null 2>&1
 	bisect_report "done"
 	printf 'first bad commit: %s\n' "$KB_BISECT_CULPRIT_LINE"
 	printf 'revert check: %s\n' "$KB_BISECT_REVERT"
 	printf '%s\n' "$KB_BISECT_REPORT"
+	: >"$KB_BISECT_DIR/ended"
 }
