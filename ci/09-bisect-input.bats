@@ -282,16 +282,20 @@ wait_for_line() {
 	return 1
 }
 
-# The bisect stopped by SIGTERM: 143, one line on stderr besides the
-# progress, the report's path last on stdout, the tree as it was.
+# The bisect stopped by SIGTERM in step 1: 143, one line on stderr besides
+# the progress, the report's path last on stdout, the report's status
+# naming the good end (step 1's) as checked out before the reset, the
+# tree as it was.
 stopped_by_term() {
-	local status=0 report
+	local status=0 report good
+	good=$(git -C "$tree" rev-parse --short=12 "$before~2")
 	wait "$pid" || status=$?
 	cat "$BATS_TEST_TMPDIR/err"
 	[ "$status" -eq 143 ]
 	[ "$(grep -vE '^\[ *[0-9]+s\] ' "$BATS_TEST_TMPDIR/err")" = "kbranch: interrupted by SIGTERM during step 1" ]
 	report=$(tail -n 1 "$BATS_TEST_TMPDIR/out")
-	grep -q '^status: stopped at step 0, .*interrupted by SIGTERM during step 1' "$report"
+	grep '^status: ' "$report"
+	grep -qx "status: stopped at step 0, $good checked out before the reset: interrupted by SIGTERM during step 1" "$report"
 	[ "$(git -C "$tree" rev-parse HEAD)" = "$before" ]
 	[ "$(git -C "$tree" symbolic-ref --short HEAD)" = ext4-rename ]
 	[ ! -e "$(git -C "$tree" rev-parse --absolute-git-dir)/BISECT_START" ]
@@ -316,7 +320,7 @@ stopped_by_term() {
 	[ -z "$(ps -eo pgid=,stat=,args= | awk -v g="$runpid" '$1 == g && $2 !~ /^Z/')" ]
 }
 
-@test "kbranch bisect: SIGTERM to its whole process group during a git checkout is one line too, not bash's \"Terminated\" before it" {
+@test "kbranch bisect: SIGTERM to its whole process group during a git checkout is one line too, not bash's \"Terminated\" before it; 143, the report says where, the tree is put back" {
 	local hooks
 	fake_kbranch
 	# The first checkout (the good end's) lasts 2 s, in a hook: the signal

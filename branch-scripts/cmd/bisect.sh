@@ -470,10 +470,11 @@ bisect_give_up() {
 # file "ended", last, tells kbranch's shell that all that was done
 # (bisect_supervise).
 bisect_stopped() {
-	local why=$1 code=$2
+	local why=$1 code=$2 head
+	head=$(git -C "$KB_BISECT_TREE" rev-parse --short=12 HEAD 2>/dev/null) || head=unknown
 	git -C "$KB_BISECT_TREE" bisect log >"$KB_BISECT_DIR/bisect.log" 2>/dev/null || true
 	git -C "$KB_BISECT_TREE" bisect reset >/dev/null 2>&1 || true
-	bisect_report "stopped at step $(bisect_steps_done), $(tgit rev-parse --short=12 HEAD 2>/dev/null) checked out before the reset: $why"
+	bisect_report "stopped at step $(bisect_steps_done), $head checked out before the reset: $why"
 	printf 'kbranch: %s\n' "$why" >&2
 	printf '%s\n' "$KB_BISECT_REPORT"
 	: >"$KB_BISECT_DIR/ended"
