@@ -240,14 +240,14 @@ bisect_refused() {
 }
 
 @test "kbranch bisect, each step a stand-in's verdict: first bad commit names the culprit, not the bad end, on stdout and in the report; its revert passes, and the tree is put back" {
-	local culprit report
+	local culprit report tip
 	fake_kbranch
 	touch "$tree/fs/ext4/bug"
 	git -C "$tree" add fs/ext4/bug
 	git -C "$tree" -c user.name=t -c user.email=t@t commit -qm 'ext4: the bug'
 	culprit=$(git -C "$tree" rev-parse HEAD)
 	tcommit 'ext4: the bad end'
-	before=$(git -C "$tree" rev-parse HEAD)
+	tip=$(git -C "$tree" rev-parse HEAD)
 	run --separate-stderr "$FAKE_KBRANCH" bisect --tree "$tree" --good HEAD~2 --bad HEAD
 	echo "$stderr"
 	printf '%s\n' "$output"
@@ -257,15 +257,17 @@ bisect_refused() {
 	[ "${lines[1]}" = "revert check: passed" ]
 	report=${lines[2]}
 	grep -qxF "first bad commit: $culprit ext4: the bug" "$report"
-	[ "$(git -C "$tree" rev-parse HEAD)" = "$before" ]
+	[ "$(git -C "$tree" rev-parse HEAD)" = "$tip" ]
 	[ "$(git -C "$tree" symbolic-ref --short HEAD)" = ext4-rename ]
 	[ ! -e "$(git -C "$tree" rev-parse --absolute-git-dir)/BISECT_START" ]
 }
 
 # kbranch bisect (fake_kbranch) on the tree from HEAD~2 to HEAD, started in
 # a session and process group of its own, its stdout and stderr in
-# $BATS_TEST_TMPDIR/out and err; its pid, the group's, in $pid.
+# $BATS_TEST_TMPDIR/out and err; its pid, the group's, in $pid; the tree's
+# HEAD before, in $head.
 bisect_in_background() {
+	head=$(git -C "$tree" rev-parse HEAD)
 	(exec setsid "$FAKE_KBRANCH" bisect --tree "$tree" --good HEAD~2 --bad HEAD \
 		>"$BATS_TEST_TMPDIR/out" 2>"$BATS_TEST_TMPDIR/err") &
 	pid=$!
@@ -273,8 +275,7 @@ bisect_in_background() {
 
 # Waits (10 s at most) for file $1 to hold a line that matches ERE $2.
 wait_for_line() {
-	local i
-	for i in $(seq 1 100); do
+	for _ in $(seq 1 100); do
 		if grep -qE "$2" "$1" 2>/dev/null; then return 0; fi
 		sleep 0.1
 	done
@@ -288,7 +289,7 @@ wait_for_line() {
 # tree as it was.
 stopped_by_term() {
 	local status=0 report good
-	good=$(git -C "$tree" rev-parse --short=12 "$before~2")
+	good=$(git -C "$tree" rev-parse --short=12 "$head~2")
 	wait "$pid" || status=$?
 	cat "$BATS_TEST_TMPDIR/err"
 	[ "$status" -eq 143 ]
@@ -296,7 +297,7 @@ stopped_by_term() {
 	report=$(tail -n 1 "$BATS_TEST_TMPDIR/out")
 	grep '^status: ' "$report"
 	grep -qx "status: stopped at step 0, $good checked out before the reset: interrupted by SIGTERM during step 1" "$report"
-	[ "$(git -C "$tree" rev-parse HEAD)" = "$before" ]
+	[ "$(git -C "$tree" rev-parse HEAD)" = "$head" ]
 	[ "$(git -C "$tree" symbolic-ref --short HEAD)" = ext4-rename ]
 	[ ! -e "$(git -C "$tree" rev-parse --absolute-git-dir)/BISECT_START" ]
 }
