@@ -133,11 +133,11 @@ bisect_refused() {
 	[[ "$stderr" == *"no commit of the ext4 series"* ]]
 }
 
-@test "kbranch bisect: a --repeat of 0, a negative number, a word or nothing is refused: one line, 128" {
+@test "kbranch bisect: a --repeat of 0, a negative number, a word, nothing, or past 9999 boots is refused: one line, 128" {
 	local repeat
-	for repeat in 0 -1 two ''; do
+	for repeat in 0 -1 two '' 10000 99999999999999999999; do
 		bisect_refused --good HEAD~2 --bad HEAD --repeat "$repeat"
-		[ "$stderr" = "kbranch: --repeat $repeat: not a positive number" ]
+		[ "$stderr" = "kbranch: --repeat $repeat: not a number of boots from 1 to 9999" ]
 	done
 }
 

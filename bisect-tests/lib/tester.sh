@@ -62,7 +62,7 @@ tester_options_check() {
 		[ -x "$BT_TEST_SCRIPT" ] || die_setup "--test $BT_TEST_SCRIPT: not executable (chmod +x it)"
 		BT_TEST_SCRIPT=$(readlink -f "$BT_TEST_SCRIPT")
 	fi
-	[[ "$BT_REPEAT" =~ ^[1-9][0-9]*$ ]] || die_setup "--repeat $BT_REPEAT: not a positive number"
+	[[ "$BT_REPEAT" =~ ^[1-9][0-9]{0,3}$ ]] || die_setup "--repeat $BT_REPEAT: not a number of boots from 1 to 9999"
 	case $BT_GUEST in
 	'' | busybox | debian) ;;
 	*) die_setup "--guest $BT_GUEST: not a guest (busybox or debian)" ;;
