@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# shellcheck disable=SC2154 # $status, $output: set by bats' run
+# shellcheck disable=SC2154,SC2030,SC2031 # $status, $output: set by bats' run, in a subshell
 # The mutation list (ci/mutations/): every realistic break of the verdict
 # code it keeps must fail the fast-tier tests it names.  A few minutes: each
 # mutant runs its tests in a copy of the repository.
@@ -15,6 +15,13 @@ load helpers
 	[ "${BASH_REMATCH[2]}" -ge 25 ]
 }
 
+# A failed run keeps its logs for a look; these failures are made on purpose.
+kept_logs_remove() {
+	local logs
+	logs=$(sed -n 's/^# logs kept in //p' <<<"$output")
+	[ -z "$logs" ] || rm -rf "$logs"
+}
+
 @test "mutations: the runner fails on a mutant its tests let through, and on one that no longer applies" {
 	local dir=$BATS_TEST_TMPDIR
 	# A comment changed: the test it names passes on it.
@@ -28,6 +35,7 @@ DIFF
 	grep -q '^+# bad beats skip, which beats good\.$' "$dir/harmless.diff"
 	run "$REPO/ci/mutations/run" "$dir/harmless.diff"
 	echo "$output"
+	kept_logs_remove
 	[ "$status" -eq 1 ]
 	[[ "$output" == *$'harmless\tsurvived: ci/06-verdicts.bats «verdicts combine'* ]]
 	[[ "$output" == *"caught 0 of 1"* ]]
@@ -35,6 +43,7 @@ DIFF
 	sed 's/^-# bad beats skip beats good\.$/-# bad beats nothing./' "$dir/harmless.diff" >"$dir/stale.diff"
 	run "$REPO/ci/mutations/run" "$dir/stale.diff"
 	echo "$output"
+	kept_logs_remove
 	[ "$status" -eq 1 ]
 	[[ "$output" == *$'stale\tbroken: the diff no longer applies'* ]]
 }
