@@ -684,3 +684,25 @@ notes_scratch() {
 	KBRANCH_WORK=$BATS_TEST_TMPDIR/work must_fail_with_one_line "$copy/branch-scripts/kbranch" verify
 	[[ "$stderr" == *"verify: no variants: 'bisect-tests/run --list-variants' cannot read"* ]]
 }
+
+# Four configs of three options: no two of them have every triple, and
+# the greedy pick keeps the seed it is told to keep first.
+@test "shapes-cover: pick keeps what covers every three values; check names a triple a list misses" {
+	local dir=$BATS_TEST_TMPDIR/random cover=$REPO/branch-scripts/libexec/shapes-cover
+	mkdir "$dir"
+	printf 'CONFIG_A=y\nCONFIG_B=y\nCONFIG_C=y\n' >"$dir/1"
+	printf 'CONFIG_A=y\nCONFIG_B=y\nCONFIG_C=y\n' >"$dir/2"
+	printf 'CONFIG_A=m\n# CONFIG_B is not set\nCONFIG_C=y\n' >"$dir/3"
+	printf '# CONFIG_A is not set\nCONFIG_B=y\n' >"$dir/4"
+	[ "$("$cover" pick "$dir")" = "$(printf '1\n3\n4')" ]
+	[ "$("$cover" pick "$dir" 2)" = "$(printf '2\n3\n4')" ]
+	run "$cover" check "$dir" 1 3 4
+	[ "$status" -eq 0 ]
+	[ "$output" = '3 of 4 seeds: 0 ext4-family triples missed' ]
+	run "$cover" check "$dir" 1 2 3
+	[ "$status" -eq 1 ]
+	[ "${lines[0]}" = 'missed: A=n B=y C=-' ]
+	run "$cover" check "$dir" 1 9
+	[ "$status" -eq 1 ]
+	[ "$output" = "shapes-cover: no config for seed 9 in $dir" ]
+}

@@ -52,6 +52,18 @@ setup() {
 	[ "$output" = "$(printf '%s\n' 'ok 1' 'not ok 2' 'not ok 3 # untestable' 'failed 2')" ]
 }
 
+@test "points: started out of order (Kconfig-only points first), their TAP comes in the order of their numbers" {
+	in_kbranch_shell '
+		slow() { sleep 0.3; echo "ok $1"; }
+		points_start 12 slow 12
+		points_start 9 slow 9
+		points_start 10 slow 10
+		points_finish'
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$output" = "$(printf '%s\n' 'ok 9' 'ok 10' 'ok 12')" ]
+}
+
 @test "set -e: a point that dies leaves no rc file, and points_finish stops verify in one line" {
 	in_kbranch_shell '
 		point() { echo "ok 1 - begun"; die "cannot set up"; }

@@ -42,13 +42,30 @@ parse_verify_args() {
 	[ "${#VARIANTS[@]}" -gt 0 ] || VARIANTS=("${KB_VARIANTS[@]}")
 }
 
+# The chosen variants as "NUMBER NAME", NUMBER their place in VARIANTS,
+# the Kconfig-only ones (kind kconfig) first: they take a core while a
+# build's point spends time on one (config, link, boots), instead of
+# running alone once the builds are done.  TAP stays in NUMBER order.
+verify_order() {
+	local variant i=0 first=() rest=()
+	for variant in "${VARIANTS[@]}"; do
+		i=$((i + 1))
+		if [ "$(variant_kind "$variant")" = kconfig ]; then
+			first+=("$i $variant")
+		else
+			rest+=("$i $variant")
+		fi
+	done
+	printf '%s\n' "${first[@]}" "${rest[@]}"
+}
+
 # Every variant at one commit, two at a time; adds how many points failed
 # to POINTS_FAILED.  The tree is checked out before the points start (they must not
 # move it) and only when one of them runs.
 verify_commit() {
-	local n=$1 commit=$2 is_base=$3 k=$4 is_tip=$5 variant i=0 kind
-	for variant in "${VARIANTS[@]}"; do
-		i=$((i + 1))
+	local n=$1 commit=$2 is_base=$3 k=$4 is_tip=$5 variant i kind order
+	order=$(verify_order)
+	while read -r i variant; do
 		verify_point_reused "$((n + i))" "$commit" "$variant" "$is_tip" "$k" >"$VERIFY_OUT/$((n + i)).tap"
 		if [ -s "$VERIFY_OUT/$((n + i)).tap" ]; then
 			echo 0 >"$VERIFY_OUT/$((n + i)).rc"
@@ -61,7 +78,7 @@ verify_commit() {
 			[ "$kind" != carried ] || carry_oldconfig_start "$variant"
 		fi
 		points_start "$((n + i))" verify_point "$((n + i))" "$commit" "$variant" "$is_base" "$k" "$is_tip"
-	done
+	done <<<"$order"
 	points_finish
 }
 

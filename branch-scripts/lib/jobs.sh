@@ -67,6 +67,9 @@ points_finish() {
 	for pid in "${VERIFY_PIDS[@]}"; do
 		wait "$pid" || true
 	done
+	# In the order of their numbers, whatever order they started in.
+	[ "${#VERIFY_POINTS[@]}" = 0 ] ||
+		mapfile -t VERIFY_POINTS < <(printf '%s\n' "${VERIFY_POINTS[@]}" | sort -n)
 	for n in "${VERIFY_POINTS[@]}"; do
 		if [ -f "$VERIFY_OUT/$n.tap" ]; then
 			while IFS= read -r line; do
