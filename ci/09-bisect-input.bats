@@ -183,6 +183,16 @@ bisect_refused() {
 	done
 }
 
+@test "bisect-tests/run --packages with an empty name, first, last or between two, is refused alike: one line, 128" {
+	local list
+	for list in 'acl,' ',acl' 'acl,,xfsprogs'; do
+		run --separate-stderr "$REPO/bisect-tests/run" --check-options --guest debian \
+			--config "$BATS_TEST_TMPDIR/good.config" --packages "$list"
+		[ "$status" -eq 128 ]
+		[ "$stderr" = "bisect-tests: --packages '$list': '' is not a Debian package name (comma-separated, as acl,xfsprogs)" ]
+	done
+}
+
 @test "kbranch bisect: --guest debian with a config, a test and --repeat passes the input checks" {
 	run --separate-stderr "$REPO/bisect-tests/run" --check-options --guest debian \
 		--config "$BATS_TEST_TMPDIR/good.config" --test "$BATS_TEST_TMPDIR/test.sh" --repeat 2

@@ -355,7 +355,8 @@ debian_check_tools() {
 # line and 128 for a name that is no package name or that apt cannot find.
 debian_extra_packages() {
 	local given=$1 name names=()
-	IFS=, read -r -a names <<<"$given"
+	# The comma added keeps an empty last name ("acl,"), which read drops.
+	IFS=, read -r -a names <<<"$given,"
 	for name in "${names[@]}"; do
 		# Debian policy's package name: lower case, digits, + - . ; two or more.
 		[[ "$name" =~ ^[a-z0-9][a-z0-9+.-]+$ ]] ||
