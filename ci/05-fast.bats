@@ -706,3 +706,19 @@ notes_scratch() {
 	[ "$status" -eq 1 ]
 	[ "$output" = "shapes-cover: no config for seed 9 in $dir" ]
 }
+
+@test "RESULT lines: one reader for both sides (verdict.sh): the last line of a run, the first of a key, nothing for a key it lacks" {
+	# shellcheck source=bisect-tests/lib/verdict.sh
+	source "$REPO/bisect-tests/lib/verdict.sh"
+	local fields
+	fields=$(printf '%s\n' 'RESULT variant=a verdict=bad' 'make: noise' 'RESULT variant=b build=ok verdict=good verdict=bad' | result_of_run)
+	[ "$fields" = 'variant=b build=ok verdict=good verdict=bad' ]
+	[ "$(result_field "$fields" verdict)" = good ]
+	[ "$(result_field "$fields" build)" = ok ]
+	[ -z "$(result_field "$fields" boot)" ]
+	[ -z "$(printf 'no result\n' | result_of_run)" ]
+	# No other place reads a RESULT line.
+	run grep -rn --exclude=verdict.sh "s/^RESULT \|RESULT //p" "$REPO/branch-scripts" "$REPO/bisect-tests"
+	echo "$output"
+	[ "$status" -eq 1 ]
+}

@@ -38,9 +38,10 @@ tcommit() {
 # then sleeps that long first.  No kernel, no build: the flow of kbranch bisect alone.
 fake_kbranch() {
 	local dest=$BATS_TEST_TMPDIR/kbranch-copy
-	mkdir -p "$dest/bisect-tests"
+	mkdir -p "$dest/bisect-tests/lib"
 	cp -a "$REPO/branch-scripts" "$dest/"
 	cp "$REPO/bisect-tests/expectations" "$dest/bisect-tests/"
+	cp "$REPO/bisect-tests/lib/verdict.sh" "$dest/bisect-tests/lib/"
 	cat >"$dest/bisect-tests/run" <<'RUN'
 #!/usr/bin/env bash
 case " $* " in *" --check-options "* | *" --configure-only "*) exit 0 ;; esac

@@ -73,6 +73,20 @@ verdict_result() {
 	return "$(verdict_exit "$verdict")"
 }
 
+# The RESULT line's readers, both sides' one: the fields of the last
+# RESULT line of a run's output on stdin ("" when it printed none), and
+# field $2 of those fields $1, the first of a key ("" when it has none).
+result_of_run() {
+	sed -n 's/^RESULT //p' | tail -n 1
+}
+
+result_field() {
+	local word
+	for word in $1; do
+		[ "${word%%=*}" != "$2" ] || { printf '%s\n' "${word#*=}"; return 0; }
+	done
+}
+
 # bad beats skip beats good.
 verdict_combine() {
 	local code worst=0

@@ -57,6 +57,10 @@
 # interrupted (one line; the step's run stopped, a git command let finish,
 # git bisect reset done, the report says where it stopped).
 
+# RESULT lines are read by bisect-tests' own reader (result_field).
+# shellcheck source=bisect-tests/lib/verdict.sh
+source "$KB_REPO/bisect-tests/lib/verdict.sh"
+
 KB_BISECT_GOOD=''
 KB_BISECT_BAD=''
 KB_BISECT_TREE=''
@@ -324,7 +328,7 @@ bisect_test_head() {
 		code=$KB_RUN_CODE
 		KB_CODE=$code
 		[ "$code" = 0 ] || [ "$code" = 1 ] || [ "$code" = 125 ] || return 0
-		result=$(sed -n 's/^RESULT //p' "$log" | tail -n 1)
+		result=$(result_of_run <"$log")
 		rdir=$(bisect_field "$result" run)
 		compiled=$(grep -cE '^  (CC|AS)( \[M\])? ' "$rdir/build.log" 2>/dev/null || true)
 		mkdir -p "$cache.tmp.$$"
@@ -393,13 +397,11 @@ bisect_keep_consoles() {
 	done < <(find "$rdir" -name '*.console' -o -name console.log -o -name report.txt)
 }
 
-# Field $2 of RESULT fields $1, or "-".
+# Field $2 of RESULT fields $1 (bisect-tests/lib/verdict.sh reads it), or "-".
 bisect_field() {
-	local word
-	for word in $1; do
-		[ "${word%%=*}" != "$2" ] || { printf '%s\n' "${word#*=}"; return 0; }
-	done
-	echo -
+	local value
+	value=$(result_field "$1" "$2")
+	printf '%s\n' "${value:--}"
 }
 
 # bisect-tests/run in a process group of its own (set -m), so that a stop

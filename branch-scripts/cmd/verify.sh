@@ -47,10 +47,11 @@ parse_verify_args() {
 # build's point spends time on one (config, link, boots), instead of
 # running alone once the builds are done.  TAP stays in NUMBER order.
 verify_order() {
-	local variant i=0 first=() rest=()
+	local variant i=0 kind first=() rest=()
 	for variant in "${VARIANTS[@]}"; do
 		i=$((i + 1))
-		if [ "$(variant_kind "$variant")" = kconfig ]; then
+		kind=$(variant_kind "$variant")
+		if [ "$kind" = kconfig ]; then
 			first+=("$i $variant")
 		else
 			rest+=("$i $variant")

@@ -16,7 +16,7 @@ verify_one() {
 	oldconfig=$(carry_oldconfig_file "$variant")
 	out=$(cd "$KTREE" && KBRANCH_OLDCONFIG=$oldconfig \
 		"$KB_REPO/bisect-tests/run" --variant "$variant" "$mode") || rc=$?
-	printf '%s %s\n' "$rc" "$(printf '%s\n' "$out" | sed -n 's/^RESULT //p' | tail -n 1)"
+	printf '%s %s\n' "$rc" "$(printf '%s\n' "$out" | result_of_run)"
 }
 
 # "<abbrev> <subject>" of each commit of the run, from one git process
@@ -40,10 +40,10 @@ verify_learn_commits() {
 	done < <(kgit log --no-walk=unsorted --format='%H %h %s' "$@")
 }
 
-# A RESULT line's field: the same "key=value" words as a note line, read
-# by notes.sh's one reader; empty when the line has none.
+# A RESULT line's field (bisect-tests/lib/verdict.sh reads it); empty
+# when the line has none.
 field() {
-	note_value "$1" "$2"
+	result_field "$1" "$2"
 }
 
 # One TAP test point per commit x variant, from its verdict.
