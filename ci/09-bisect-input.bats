@@ -49,7 +49,9 @@ if [ -n "${FAKE_RUN_SLEEP:-}" ]; then
 	echo "fake run: started, pid $$"
 	sleep "$FAKE_RUN_SLEEP"
 fi
-if [ -e fs/ext4/bug ]; then
+# Each run's commit, when asked; a spurious failure at $FAKE_RUN_LIE_AT.
+[ -z "${FAKE_RUN_LOG:-}" ] || git rev-parse HEAD >>"$FAKE_RUN_LOG"
+if [ -e fs/ext4/bug ] || [ "$(git rev-parse HEAD)" = "${FAKE_RUN_LIE_AT:-}" ]; then
 	echo "RESULT variant=builtin build=ok boot=ok checks=fail seconds=1 verdict=bad"
 	exit 1
 fi
@@ -84,7 +86,7 @@ bisect_refused() {
 	# The usage is the header's block that starts "kbranch bisect --good",
 	# its lines joined.
 	usage=$(sed -n '/^kbranch bisect --good/,/^$/p' <<<"$output" | tr -s ' \n' ' ' | sed 's/ $//')
-	[[ "$usage" == 'kbranch bisect --good A --bad B '*' [--report FILE]' ]]
+	[[ "$usage" == 'kbranch bisect --good A --bad B '*' [--report FILE] [--retest]' ]]
 	run --separate-stderr "$KBRANCH" bisect -h
 	[ "$status" -eq 0 ]
 	[ "$output" = "$reference" ]
@@ -271,6 +273,71 @@ bisect_refused() {
 	[ "$(git -C "$tree" rev-parse HEAD)" = "$tip" ]
 	[ "$(git -C "$tree" symbolic-ref --short HEAD)" = ext4-rename ]
 	[ ! -e "$(git -C "$tree" rev-parse --absolute-git-dir)/BISECT_START" ]
+}
+
+# The bug in the bad end itself: its revert is the parent's tree, already
+# tested as a step, and is booted again all the same.
+@test "kbranch bisect: the revert check boots the reverted bad end even when its tree was tested before" {
+	local culprit revert
+	fake_kbranch
+	tcommit 'ext4: a step'
+	touch "$tree/fs/ext4/bug"
+	git -C "$tree" add fs/ext4/bug
+	git -C "$tree" -c user.name=t -c user.email=t@t commit -qm 'ext4: the bug'
+	culprit=$(git -C "$tree" rev-parse HEAD)
+	FAKE_RUN_LOG=$BATS_TEST_TMPDIR/runs run --separate-stderr "$FAKE_KBRANCH" bisect --tree "$tree" --good HEAD~3 --bad HEAD
+	echo "$stderr"
+	printf '%s\n' "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "first bad commit: $culprit ext4: the bug" ]
+	[ "${lines[1]}" = "revert check: passed" ]
+	# The last run was the revert: a commit on top of the bad end, not one
+	# of the range, whose tree is the culprit's parent's.
+	revert=$(tail -n 1 "$BATS_TEST_TMPDIR/runs")
+	[ "$(git -C "$tree" rev-parse "$revert^")" = "$culprit" ]
+	[ "$(git -C "$tree" rev-parse "$revert^{tree}")" = "$(git -C "$tree" rev-parse "$culprit~1^{tree}")" ]
+	grep -qx "$(git -C "$tree" rev-parse "$culprit~1")" "$BATS_TEST_TMPDIR/runs"
+	[[ "$stderr" != *"revert): "*"the result kept"* ]]
+}
+
+# A spurious failure at the step before the bug: git bisect names that
+# step, its revert on the bad end is still bad, and the answer is
+# inconclusive (3).  Kept, the wrong verdict comes back on a re-run;
+# --retest boots every step again and names the bug, confirmed.
+@test "kbranch bisect: a culprit its revert does not confirm is inconclusive (3); a kept wrong verdict comes back, and --retest corrects it" {
+	local lie bug report
+	fake_kbranch
+	echo once >"$tree/fs/ext4/once"
+	git -C "$tree" add fs/ext4/once
+	git -C "$tree" -c user.name=t -c user.email=t@t commit -qm 'ext4: a step that failed once'
+	lie=$(git -C "$tree" rev-parse HEAD)
+	touch "$tree/fs/ext4/bug"
+	git -C "$tree" add fs/ext4/bug
+	git -C "$tree" -c user.name=t -c user.email=t@t commit -qm 'ext4: the bug'
+	bug=$(git -C "$tree" rev-parse HEAD)
+	tcommit 'ext4: the bad end'
+	FAKE_RUN_LIE_AT=$lie run --separate-stderr "$FAKE_KBRANCH" bisect --tree "$tree" --good HEAD~4 --bad HEAD
+	echo "$stderr"
+	printf '%s\n' "$output"
+	[ "$status" -eq 3 ]
+	[ "${lines[0]}" = "first bad commit: $lie ext4: a step that failed once" ]
+	[[ "${lines[1]}" == "revert check: failed: the bad end with ${lie:0:12} reverted is still bad, the culprit is not confirmed"* ]]
+	[[ "$stderr" == *"bisect: inconclusive: git bisect named ${lie:0:12} between "*", but its revert did not confirm it (revert check: failed); see the report"* ]]
+	report=${lines[2]}
+	grep -qx 'status: done, inconclusive: the revert did not confirm the culprit (exit 3)' "$report"
+	# The failure does not come again, but its verdict was kept.
+	run --separate-stderr "$FAKE_KBRANCH" bisect --tree "$tree" --good HEAD~4 --bad HEAD
+	[ "$status" -eq 3 ]
+	[ "${lines[0]}" = "first bad commit: $lie ext4: a step that failed once" ]
+	[[ "$stderr" == *"${lie:0:12}: the result kept for this tree, config and test: bad"* ]]
+	run --separate-stderr "$FAKE_KBRANCH" bisect --tree "$tree" --good HEAD~4 --bad HEAD --retest
+	echo "$stderr"
+	printf '%s\n' "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "first bad commit: $bug ext4: the bug" ]
+	[ "${lines[1]}" = "revert check: passed" ]
+	[[ "$stderr" != *"the result kept"* ]]
+	grep -qx 'status: done' "${lines[2]}"
 }
 
 # kbranch bisect (fake_kbranch) on the tree from HEAD~2 to HEAD, started in

@@ -83,14 +83,16 @@ make_two_bugs() {
 	[ "$steps" -ge 4 ]
 }
 
-@test "kbranch bisect: a warm re-run builds nothing and names the same commit" {
+@test "kbranch bisect: a warm re-run builds only the revert check and names the same commit" {
 	local culprit report
 	culprit=$(ktree rev-parse scratch-bisect~2)
 	kbisect --good ext4-rename --bad scratch-bisect --config "$KBRANCH_CI_SCRATCH/tester-debug.config"
 	report=$(report_of)
 	[ "$status" -eq 0 ]
 	[ "$(first_bad_line)" = "first bad commit: $culprit ext4: planted: refuse every mount under CONFIG_EXT4_DEBUG" ]
-	grep -qE '^commits in the range: 4; builds: 0 .*results reused: [1-9]' "$report"
+	# Every step reused; the revert, booted again by design, alone built.
+	grep -qE '^commits in the range: 4; builds: 1 .*results reused: [1-9]' "$report"
+	[ "$(revert_line)" = 'revert check: passed' ]
 }
 
 @test "kbranch bisect: with our own variant's config the same bug is not seen: the bad end is not bad" {
@@ -123,12 +125,13 @@ make_two_bugs() {
 	[ ! -f "$KTREE/.git/BISECT_START" ]
 }
 
-@test "kbranch bisect: two bad commits: the first is named, and its revert on the bad end fails, so it is reported unconfirmed" {
+@test "kbranch bisect: two bad commits: the first is named, and its revert on the bad end fails, so it is reported unconfirmed: inconclusive, 3" {
 	local culprit report
 	make_two_bugs
 	culprit=$(ktree rev-parse scratch-bisect2~2)
 	kbisect --good ext4-rename --bad scratch-bisect2 --config "$KBRANCH_CI_SCRATCH/tester-debug.config"
-	[ "$status" -eq 0 ]
+	[ "$status" -eq 3 ]
+	grep -qx 'status: done, inconclusive: the revert did not confirm the culprit (exit 3)' "$(report_of)"
 	report=$(report_of)
 	cat "$report"
 	[ "$(first_bad_line)" = "first bad commit: $culprit ext4: planted: refuse every mount under CONFIG_EXT4_DEBUG" ]

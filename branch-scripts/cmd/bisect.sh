@@ -3,7 +3,7 @@
 
 # kbranch bisect --good A --bad B [--config FILE] [--test SCRIPT]
 #                [--repeat N] [--guest busybox|debian] [--packages LIST]
-#                [--variant NAME] [--tree DIR] [--report FILE]
+#                [--variant NAME] [--tree DIR] [--report FILE] [--retest]
 #
 # The kernel's bisect guide (Documentation/admin-guide/verify-bugs-and-
 # bisect-regressions.rst) done by the machine, each step through
@@ -20,15 +20,22 @@
 #    DIFFERS from jumped" with the options; a kernel release naming the
 #    commit; a skip only with its reason; /proc/sys/kernel/tainted;
 #  - the end: the culprit reverted on top of B, built and tested the same
-#    way: "passed" confirms it, "failed" says it is not confirmed; the
-#    options the config gains or loses at the culprit against its parent.
+#    way, and always booted again, even when its tree was tested before
+#    (a culprit at B reverted is B's parent's tree): "passed" confirms it,
+#    "failed" says it is not confirmed; the options the config gains or
+#    loses at the culprit against its parent.
 #
 # The report ($KBRANCH_WORK/bisect/<id>/report.txt, or --report FILE) is
 # written again after every step, atomically: the steps with verdicts,
 # pass counts and logs, the culprit, the revert check, the config delta,
 # the number of builds, git bisect log, and the culprit's .config beside it.
-# A commit's result is kept by its tree, config, test, repeat and the
-# tests' version: a re-run builds nothing it built before.
+# A commit's result is kept in $KBRANCH_WORK/bisect/cache/<key>, the key
+# a hash of its tree, the options and the files they name (config, test)
+# and bisect-tests' files: a re-run builds nothing it built before but
+# the revert check.
+# --retest ignores what is kept there: every step is built and booted
+# again (a wrong verdict, an intermittent failure missed or a spurious
+# one, is not kept forever), and what it finds replaces what was kept.
 #
 # The guest is our busybox one, or with --guest debian the Debian 12
 # machine (bisect-tests/run --help): the tester's config taken to each
@@ -48,7 +55,10 @@
 #
 # Its last lines on stdout: "first bad commit: <sha> <subject>", "revert
 # check: passed|failed|not run (why)", then the report's path.  Exit 0
-# when a culprit is named, 1 when an end is wrong or none could be named,
+# when a culprit is named and its revert passed, 3 when one is named but
+# its revert did not confirm it (failed, or could not run): inconclusive,
+# the culprit is git bisect's answer, not a confirmed one; 1 when an end
+# is wrong or none could be named,
 # 128 for bad input (one line, nothing built: not a kernel config, A not
 # an ancestor of B or the same commit, a test script missing or not
 # executable, a tree without the series, a guest that is not busybox or
@@ -81,11 +91,17 @@ bisect_usage() {
 
 bisect_parse() {
 	local config='' test='' repeat=1 variant='' guest='' packages=''
+	KB_BISECT_RETEST=0
 	while [ "$#" -gt 0 ]; do
 		case $1 in
 		-h | --help)
 			subcommand_help bisect
 			exit 0
+			;;
+		--retest)
+			KB_BISECT_RETEST=1
+			shift
+			continue
 			;;
 		esac
 		[ "$#" -ge 2 ] || bisect_usage
@@ -304,18 +320,30 @@ bisect_key() {
 	} | sha256sum | cut -c1-24
 }
 
+# Whether a step in role $1 may reuse a kept result: "yes" or "no".  The
+# revert check never does, so that it boots something new; with --retest
+# no step does.
+bisect_reuses() {
+	if [ "$KB_BISECT_RETEST" = 1 ] || [ "$1" = revert ]; then
+		echo no
+	else
+		echo yes
+	fi
+}
+
 # Test HEAD of the tree as step $1 in role $2; sets KB_CODE and records
-# the step.  A result kept under the same key is reused, built nothing.
-# A stop asked for is looked for first.
+# the step.  A result kept under the same key is reused, built nothing
+# (bisect_reuses says when not).  A stop asked for is looked for first.
 bisect_test_head() {
-	local n=$1 role=$2 commit key cache log result code=0 compiled rdir reason=- release variant config
+	local n=$1 role=$2 commit key cache log result code=0 compiled rdir reason=- release variant config reuse
 	bisect_stop_check
 	commit=$(tgit rev-parse HEAD)
 	key=$(bisect_key "$commit")
 	cache=$KBRANCH_WORK/bisect/cache/$key
 	log=$KB_BISECT_DIR/logs/$n-$role-${commit:0:12}.log
 	KB_LAST_LOG=$log
-	if [ -f "$cache/result" ]; then
+	reuse=$(bisect_reuses "$role")
+	if [ -f "$cache/result" ] && [ "$reuse" = yes ]; then
 		cp "$cache/log" "$log"
 		code=$(cat "$cache/code")
 		result=$(cat "$cache/result")
@@ -723,9 +751,24 @@ bisect_body() {
 	# The last look for a stop: from here on, the bisect ends as it was found.
 	bisect_stop_check
 	tgit bisect reset >/dev/null 2>&1
-	bisect_report "done"
+	if [ "$KB_BISECT_REVERT" = passed ]; then
+		bisect_report "done"
+	else
+		bisect_report "done, inconclusive: the revert did not confirm the culprit (exit 3)"
+	fi
 	printf 'first bad commit: %s\n' "$KB_BISECT_CULPRIT_LINE"
 	printf 'revert check: %s\n' "$KB_BISECT_REVERT"
 	printf '%s\n' "$KB_BISECT_REPORT"
 	: >"$KB_BISECT_DIR/ended"
+	bisect_confirmed_or_exit
+}
+
+# A culprit its revert did not confirm is an answer not to send as is:
+# said in one line, exit 3.
+bisect_confirmed_or_exit() {
+	local said=failed
+	[ "$KB_BISECT_REVERT" != passed ] || return 0
+	[[ "$KB_BISECT_REVERT" == failed* ]] || said='not run'
+	step "bisect: inconclusive: git bisect named ${KB_BISECT_CULPRIT:0:12} between ${KB_BISECT_GOOD:0:12} and ${KB_BISECT_BAD:0:12}, but its revert did not confirm it (revert check: $said); see the report"
+	exit 3
 }
