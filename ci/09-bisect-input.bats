@@ -127,6 +127,26 @@ bisect_refused() {
 	[[ "$stderr" == *"test.sh: not executable"* ]]
 }
 
+@test "kbranch bisect: a reproducer with a syntax error is refused in seconds, read by the shell the guest runs it with: one line, 128, nothing built" {
+	printf '#!/bin/sh\nif true; then\n\techo never closed\n' >"$BATS_TEST_TMPDIR/broken.sh"
+	chmod +x "$BATS_TEST_TMPDIR/broken.sh"
+	bisect_refused --good HEAD~2 --bad HEAD --test "$BATS_TEST_TMPDIR/broken.sh"
+	[[ "$stderr" == "kbranch: --test $BATS_TEST_TMPDIR/broken.sh: busybox sh -n finds a syntax error, the guest could not run it: "* ]]
+	# A bash array: the busybox guest runs the script with busybox sh,
+	# which cannot read it; the Debian machine runs it with bash, its #!.
+	printf '#!/bin/bash\nwords=(one two)\necho "${words[1]}"\n' >"$BATS_TEST_TMPDIR/bash.sh"
+	chmod +x "$BATS_TEST_TMPDIR/bash.sh"
+	bisect_refused --good HEAD~2 --bad HEAD --test "$BATS_TEST_TMPDIR/bash.sh"
+	[[ "$stderr" == "kbranch: --test $BATS_TEST_TMPDIR/bash.sh: busybox sh -n finds a syntax error"* ]]
+	run --separate-stderr "$REPO/bisect-tests/run" --check-options --guest debian \
+		--config "$BATS_TEST_TMPDIR/good.config" --test "$BATS_TEST_TMPDIR/bash.sh"
+	[ "$status" -eq 0 ] || { echo "$stderr"; return 1; }
+	# The same in bash with a loop never closed: refused there too.
+	printf '#!/usr/bin/env bash\nfor w in one two; do [[ $w == one ]]\n' >"$BATS_TEST_TMPDIR/bash.sh"
+	bisect_refused --good HEAD~2 --bad HEAD --guest debian --config "$BATS_TEST_TMPDIR/good.config" --test "$BATS_TEST_TMPDIR/bash.sh"
+	[[ "$stderr" == "kbranch: --test $BATS_TEST_TMPDIR/bash.sh: bash -n finds a syntax error, the guest could not run it: "* ]]
+}
+
 @test "kbranch bisect: a tree without the series is refused" {
 	git -C "$tree" checkout -q --orphan other
 	git -C "$tree" -c user.name=t -c user.email=t@t commit -qm 'an unrelated root'

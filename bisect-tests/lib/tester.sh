@@ -70,6 +70,43 @@ tester_options_check() {
 	tester_packages_check
 }
 
+# The reproducer read, not run (-n), by the shell that will run it: a
+# syntax error is one line and 128 here, before a build and a boot that
+# could only end in "its test failed".  The busybox guest runs it with
+# busybox sh, whatever its #! line; the Debian machine (guest $1 debian) by
+# its #! line, read here with that shell when it is sh, dash or bash (the
+# guest's own, as Debian 12 has them); another interpreter is not read.
+tester_script_check() {
+	local guest=$1 shell out rc=0
+	[ -n "$BT_TEST_SCRIPT" ] || return 0
+	if [ "$guest" = debian ]; then
+		shell=$(tester_script_shell "$BT_TEST_SCRIPT")
+		case $shell in
+		sh | dash | bash) out=$("$shell" -n "$BT_TEST_SCRIPT" 2>&1) || rc=$? ;;
+		*) return 0 ;;
+		esac
+	else
+		shell='busybox sh'
+		out=$(busybox sh -n "$BT_TEST_SCRIPT" 2>&1) || rc=$?
+	fi
+	[ "$rc" = 0 ] ||
+		die_setup "--test $BT_TEST_SCRIPT: $shell -n finds a syntax error, the guest could not run it: $(sed -n 1p <<<"$out")"
+}
+
+# The interpreter of script $1's #! line, by its name (env's argument for
+# "#!/usr/bin/env NAME"); "sh" when it has none, as a shell runs it then.
+tester_script_shell() {
+	local line words
+	line=$(sed -n '1{/^#!/s/^#! *//p}' "$1")
+	[ -n "$line" ] || { echo sh; return 0; }
+	read -r -a words <<<"$line"
+	if [ "$(basename "${words[0]}")" = env ] && [ "${#words[@]}" -gt 1 ]; then
+		basename "${words[1]}"
+	else
+		basename "${words[0]}"
+	fi
+}
+
 # --packages: for the Debian machine only; the names checked, and
 # resolved by apt from the host's lists, here: one line and 128 before
 # anything is built.

@@ -60,8 +60,9 @@
 # the culprit is git bisect's answer, not a confirmed one; 1 when an end
 # is wrong or none could be named,
 # 128 for bad input (one line, nothing built: not a kernel config, A not
-# an ancestor of B or the same commit, a test script missing or not
-# executable, a tree without the series, a guest that is not busybox or
+# an ancestor of B or the same commit, a test script missing, not
+# executable or with a syntax error (bisect-tests/run --check-options
+# reads it with -n), a tree without the series, a guest that is not busybox or
 # debian, --packages without --guest debian or with a name that is not a
 # package's, a bisect already running on the tree), 130/143 when
 # interrupted (one line; the step's run stopped, a git command let finish,
