@@ -722,3 +722,19 @@ notes_scratch() {
 	echo "$output"
 	[ "$status" -eq 1 ]
 }
+
+@test "tester: a config without what the busybox guest needs names each option it lacks; one with them all, none" {
+	# shellcheck source=bisect-tests/lib/common.sh
+	source "$REPO/bisect-tests/lib/common.sh"
+	# shellcheck source=bisect-tests/lib/tester.sh
+	source "$REPO/bisect-tests/lib/tester.sh"
+	local config=$BATS_TEST_TMPDIR/config
+	grep -E '^CONFIG_' "$REPO/bisect-tests/configs/busybox-guest.needs" >"$config"
+	[ -z "$(tester_guest_needs_missing "$config")" ]
+	# Every need is a line of base.config: our own variants have them all.
+	while read -r need; do
+		grep -qx "$need" "$REPO/bisect-tests/configs/base.config"
+	done <"$config"
+	sed -i -e '/^CONFIG_DEVTMPFS=/d' -e 's/^CONFIG_VIRTIO_BLK=y/CONFIG_VIRTIO_BLK=m/' "$config"
+	[ "$(tester_guest_needs_missing "$config")" = 'CONFIG_DEVTMPFS=n (needs y), CONFIG_VIRTIO_BLK=m (needs y)' ]
+}

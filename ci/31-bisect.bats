@@ -103,6 +103,26 @@ make_two_bugs() {
 	[ "$(ktree symbolic-ref --short HEAD)" = ext4-rename ]
 }
 
+# A distribution's habit: the console and the disk as modules, devtmpfs
+# off.  olddefconfig keeps that, and no kernel made from it boots the
+# busybox guest: refused at the good end's config, before its build.
+@test "kbranch bisect: a config that cannot boot the busybox guest is refused at the good end, before any build: 128, each option named" {
+	local config=$BATS_TEST_TMPDIR/no-devtmpfs.config start
+	make_debug_only_bug
+	sed -e 's/^CONFIG_DEVTMPFS=y/# CONFIG_DEVTMPFS is not set/' -e 's/^CONFIG_VIRTIO_BLK=y/CONFIG_VIRTIO_BLK=m/' \
+		"$KBRANCH_CI_SCRATCH/tester-debug.config" >"$config"
+	start=$SECONDS
+	kbisect --good ext4-rename --bad scratch-bisect --config "$config"
+	[ "$status" -eq 128 ]
+	[ $((SECONDS - start)) -lt 120 ]
+	[[ "$stderr" == *"--config: after olddefconfig at $(ktree rev-parse --short=12 ext4-rename) it cannot boot the busybox guest: "*"CONFIG_DEVTMPFS=n (needs y)"*"CONFIG_VIRTIO_BLK=m (needs y)"* ]]
+	grep -q '^status: stopped at step 0' "$(report_of)"
+	# The good end's run stopped after its config stage: no build stage.
+	grep -q ': config (' "$(dirname "$(report_of)")"/logs/1-good-end-*.log
+	[ "$(grep -c ': build (' "$(dirname "$(report_of)")"/logs/1-good-end-*.log)" -eq 0 ]
+	[ "$(ktree symbolic-ref --short HEAD)" = ext4-rename ]
+}
+
 @test "kbranch bisect: interrupted, git bisect's state is undone and the report says where it stopped" {
 	local log=$KBRANCH_CI_SCRATCH/bisect-interrupted.log pid status=0 report
 	# --repeat 2: a result not kept before, so step 1 builds and boots.

@@ -107,6 +107,30 @@ tester_script_shell() {
 	fi
 }
 
+# What the busybox guest needs (configs/busybox-guest.needs) that the
+# .config $1 lacks: "CONFIG_X=<value> (needs y)" for each, on one line.
+tester_guest_needs_missing() {
+	local config=$1 need have missing=()
+	while read -r need; do
+		have=$(sed -n "s/^${need%%=*}=//p" "$config")
+		[ "$have" = "${need#*=}" ] || missing+=("${need%%=*}=${have:-n} (needs ${need#*=})")
+	done < <(grep -E '^CONFIG_[A-Z0-9_]+=' "$BT_DIR/configs/busybox-guest.needs")
+	[ "${#missing[@]}" = 0 ] || { printf '%s' "${missing[0]}"; printf ', %s' "${missing[@]:1}"; echo; }
+}
+
+# A tester's config that cannot boot the busybox guest at this commit
+# (variant $1, its .config made) stops the run here, before the build:
+# 128, one line naming each option it lacks and what to do.
+tester_guest_needs() {
+	local variant=$1 tester kind missing
+	tester=$(variant_trait "$variant" tester)
+	kind=$(variant_field "$variant" kind)
+	{ [ "$tester" = yes ] && [ "$kind" != debian ]; } || return 0
+	missing=$(tester_guest_needs_missing "$(build_dir "$variant")/.config")
+	[ -z "$missing" ] ||
+		die_setup "--config: after olddefconfig at $(git rev-parse --short=12 HEAD) it cannot boot the busybox guest: $missing; set them in your config, or boot the Debian machine (--guest debian merges what it needs)"
+}
+
 # --packages: for the Debian machine only; the names checked, and
 # resolved by apt from the host's lists, here: one line and 128 before
 # anything is built.
