@@ -86,7 +86,7 @@ bisect_refused() {
 	# The usage is the header's block that starts "kbranch bisect --good",
 	# its lines joined.
 	usage=$(sed -n '/^kbranch bisect --good/,/^$/p' <<<"$output" | tr -s ' \n' ' ' | sed 's/ $//')
-	[[ "$usage" == 'kbranch bisect --good A --bad B '*' [--report FILE] [--retest]' ]]
+	[[ "$usage" == 'kbranch bisect --good A --bad B '*' [--report FILE] [--retest] [--find-fix]' ]]
 	run --separate-stderr "$KBRANCH" bisect -h
 	[ "$status" -eq 0 ]
 	[ "$output" = "$reference" ]
@@ -254,6 +254,7 @@ bisect_refused() {
 		source "$1/branch-scripts/lib/common.sh"
 		source "$1/branch-scripts/cmd/bisect.sh"
 		KB_START=$SECONDS KB_BISECT_TREE=$2 KB_BISECT_GOOD=$3 KB_BISECT_BAD=$4 KB_BISECT_N=1
+		bisect_direction
 		KB_BISECT_DIR=$5 KB_BISECT_OPT_TEXT=canned KB_BISECT_CULPRIT= KB_BISECT_CULPRIT_LINE= KB_BISECT_REVERT= KB_BISECT_CULPRIT_CONFIG=
 		mkdir -p "$KB_BISECT_DIR"
 		printf "%s carried from %s: the same as jumped\n" "${3:0:12}" "${3:0:12}" >"$KB_BISECT_DIR/config-steps"
@@ -358,6 +359,40 @@ bisect_refused() {
 	[ "${lines[1]}" = "revert check: passed" ]
 	[[ "$stderr" != *"the result kept"* ]]
 	grep -qx 'status: done' "${lines[2]}"
+}
+
+# The bug comes in, stays two commits, then a commit takes it out:
+# --find-fix from the bug (bad, the older end) to the tip (good) names
+# the fix, and its revert on the good end brings the bug back.
+@test "kbranch bisect --find-fix: from a bad older end to a good newer one, names the commit that fixed it, confirmed by its revert" {
+	local bug fix report
+	fake_kbranch
+	touch "$tree/fs/ext4/bug"
+	git -C "$tree" add fs/ext4/bug
+	git -C "$tree" -c user.name=t -c user.email=t@t commit -qm 'ext4: the bug'
+	bug=$(git -C "$tree" rev-parse HEAD)
+	tcommit 'ext4: still broken'
+	tcommit 'ext4: broken again'
+	git -C "$tree" rm -q fs/ext4/bug
+	git -C "$tree" -c user.name=t -c user.email=t@t commit -qm 'ext4: the fix'
+	fix=$(git -C "$tree" rev-parse HEAD)
+	tcommit 'ext4: the good end'
+	run --separate-stderr "$FAKE_KBRANCH" bisect --tree "$tree" --find-fix --bad "$bug" --good HEAD
+	echo "$stderr"
+	printf '%s\n' "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "first fixed commit: $fix ext4: the fix" ]
+	[ "${lines[1]}" = "revert check: passed" ]
+	report=${lines[2]}
+	grep -qx "first fixed commit: $fix ext4: the fix" "$report"
+	grep -q '^  git bisect fixed ' "$report"
+	grep -q '^  git bisect broken ' "$report"
+	# The ends are checked the other way round: the older must be bad.
+	[[ "$stderr" == *"step 1 (bad-end): ${bug:0:12}: bad"* ]]
+	# Given as for a regression (good older than bad), it is one line, 128.
+	run --separate-stderr "$FAKE_KBRANCH" bisect --tree "$tree" --find-fix --good "$bug" --bad HEAD
+	[ "$status" -eq 128 ]
+	[ "$stderr" = "kbranch: --bad $(git -C "$tree" rev-parse HEAD) is not an ancestor of --good $bug (--find-fix: the bad end is the older)" ]
 }
 
 # kbranch bisect (fake_kbranch) on the tree from HEAD~2 to HEAD, started in

@@ -4,6 +4,7 @@
 # kbranch bisect --good A --bad B [--config FILE] [--test SCRIPT]
 #                [--repeat N] [--guest busybox|debian] [--packages LIST]
 #                [--variant NAME] [--tree DIR] [--report FILE] [--retest]
+#                [--find-fix]
 #
 # The kernel's bisect guide (Documentation/admin-guide/verify-bugs-and-
 # bisect-regressions.rst) done by the machine, each step through
@@ -29,6 +30,12 @@
 # written again after every step, atomically: the steps with verdicts,
 # pass counts and logs, the culprit, the revert check, the config delta,
 # the number of builds, git bisect log, and the culprit's .config beside it.
+# --find-fix: the other way round, the commit that fixed it.  B, the bad
+# end, is the older (the bug is there), A, the good end, the newer (it is
+# gone); git bisect's terms are "broken" and "fixed", the culprit is "the
+# first fixed commit", and its revert on the good end must bring the bug
+# back (bad) to confirm it.
+#
 # A commit's result is kept in $KBRANCH_WORK/bisect/cache/<key>, the key
 # a hash of its tree, the options and the files they name (config, test)
 # and bisect-tests' files: a re-run builds nothing it built before but
@@ -74,6 +81,8 @@ source "$KB_REPO/bisect-tests/lib/verdict.sh"
 
 KB_BISECT_GOOD=''
 KB_BISECT_BAD=''
+KB_BISECT_RETEST=0
+KB_BISECT_FIND_FIX=0
 KB_BISECT_TREE=''
 KB_BISECT_REPORT=''
 KB_BISECT_RUN_OPTS=()
@@ -92,15 +101,15 @@ bisect_usage() {
 
 bisect_parse() {
 	local config='' test='' repeat=1 variant='' guest='' packages=''
-	KB_BISECT_RETEST=0
 	while [ "$#" -gt 0 ]; do
 		case $1 in
 		-h | --help)
 			subcommand_help bisect
 			exit 0
 			;;
-		--retest)
-			KB_BISECT_RETEST=1
+		--retest | --find-fix)
+			[ "$1" = --retest ] && KB_BISECT_RETEST=1
+			[ "$1" = --find-fix ] && KB_BISECT_FIND_FIX=1
 			shift
 			continue
 			;;
@@ -145,6 +154,24 @@ tgit() {
 	git -C "$KB_BISECT_TREE" "${KB_BISECT_IDENTITY[@]}" "$@"
 }
 
+# Which end is the older, and the words git bisect and the report use:
+# a regression goes from good (old) to bad (new); with --find-fix, from
+# bad ("broken", old) to good ("fixed", new).  KB_BISECT_NEW_CODE is the
+# exit code that marks a step "new" (bad, or with --find-fix good).
+bisect_direction() {
+	if [ "$KB_BISECT_FIND_FIX" = 1 ]; then
+		KB_BISECT_OLD=$KB_BISECT_BAD KB_BISECT_NEW=$KB_BISECT_GOOD
+		KB_BISECT_OLD_END=bad KB_BISECT_NEW_END=good
+		KB_BISECT_OLD_TERM=broken KB_BISECT_NEW_TERM=fixed KB_BISECT_NEW_CODE=0
+		KB_BISECT_FIX_HINT=" (--find-fix: the bad end is the older)"
+	else
+		KB_BISECT_OLD=$KB_BISECT_GOOD KB_BISECT_NEW=$KB_BISECT_BAD
+		KB_BISECT_OLD_END=good KB_BISECT_NEW_END=bad
+		KB_BISECT_OLD_TERM=good KB_BISECT_NEW_TERM=bad KB_BISECT_NEW_CODE=1
+		KB_BISECT_FIX_HINT=''
+	fi
+}
+
 # Bad input: one line, 128, before anything is checked out or built.
 bisect_check_input() {
 	local why has_series changes gitdir good bad
@@ -159,12 +186,13 @@ bisect_check_input() {
 	[ "$good" != "$bad" ] ||
 		die "--good $KB_BISECT_GOOD and --bad $KB_BISECT_BAD are the same commit, $good: nothing lies between them to bisect"
 	KB_BISECT_GOOD=$good KB_BISECT_BAD=$bad
-	if ! git -C "$KB_BISECT_TREE" merge-base --is-ancestor "$KB_BISECT_GOOD" "$KB_BISECT_BAD"; then
-		die "--good $KB_BISECT_GOOD is not an ancestor of --bad $KB_BISECT_BAD"
+	bisect_direction
+	if ! git -C "$KB_BISECT_TREE" merge-base --is-ancestor "$KB_BISECT_OLD" "$KB_BISECT_NEW"; then
+		die "--$KB_BISECT_OLD_END $KB_BISECT_OLD is not an ancestor of --$KB_BISECT_NEW_END $KB_BISECT_NEW${KB_BISECT_FIX_HINT}"
 	fi
-	has_series=$(bisect_has_series "$KB_BISECT_BAD")
+	has_series=$(bisect_has_series "$KB_BISECT_NEW")
 	[ "$has_series" = yes ] ||
-		die "$KB_BISECT_TREE has no commit of the ext4 series in the history of $KB_BISECT_BAD (git pull the branch first)"
+		die "$KB_BISECT_TREE has no commit of the ext4 series in the history of $KB_BISECT_NEW (git pull the branch first)"
 	bisect_check_packages
 	why=$(cd "$KB_BISECT_TREE" && "$KB_REPO/bisect-tests/run" --check-options "${KB_BISECT_RUN_OPTS[@]}" 2>&1 >/dev/null) ||
 		die "${why#bisect-tests: }"
@@ -254,7 +282,7 @@ bisect_report_text() {
 		printf '     log: %s\n' "$log"
 		[ ! -d "${log%.log}.consoles" ] || printf '     consoles: %s\n' "${log%.log}.consoles"
 	done <"$KB_BISECT_DIR/steps"
-	printf '\nfirst bad commit: %s\n' "${KB_BISECT_CULPRIT_LINE:-not found yet}"
+	printf '\nfirst %s commit: %s\n' "$KB_BISECT_NEW_TERM" "${KB_BISECT_CULPRIT_LINE:-not found yet}"
 	printf 'revert check: %s\n' "${KB_BISECT_REVERT:-not run yet}"
 	bisect_intermittent
 	printf '\nconfig at the culprit against its parent (what the tester'"'"'s config gains or loses):\n'
@@ -275,7 +303,7 @@ bisect_report_text() {
 # The options the guest (--guest debian) changed in the tester's config,
 # at the culprit or, before one is named, the bad end.
 bisect_guest_added_text() {
-	local commit=${KB_BISECT_CULPRIT:-$KB_BISECT_BAD} file
+	local commit=${KB_BISECT_CULPRIT:-$KB_BISECT_NEW} file
 	file=$KB_BISECT_DIR/configs/$commit.guest-added
 	[ -f "$file" ] || return 0
 	printf '\noptions the guest merged onto the tester'"'"'s config at %s (merge_config.sh; "n": not set):\n' "${commit:0:12}"
@@ -470,8 +498,13 @@ bisect_why() {
 
 # Both ends first, each with the same config and test.
 bisect_check_ends() {
-	bisect_check_end 1 "$KB_BISECT_GOOD" good 0
-	bisect_check_end 2 "$KB_BISECT_BAD" bad 1
+	if [ "$KB_BISECT_FIND_FIX" = 1 ]; then
+		bisect_check_end 1 "$KB_BISECT_BAD" bad 1
+		bisect_check_end 2 "$KB_BISECT_GOOD" good 0
+	else
+		bisect_check_end 1 "$KB_BISECT_GOOD" good 0
+		bisect_check_end 2 "$KB_BISECT_BAD" bad 1
+	fi
 }
 
 # Step $1 tests end $2, which must be $3 (bisect-tests/run exit $4).
@@ -578,19 +611,19 @@ bisect_config_delta() {
 # git bisect, step by step: each commit tested, marked, the report written.
 bisect_steps() {
 	local n=3 out=''
-	out=$(tgit bisect bad "$KB_BISECT_BAD" 2>&1)
-	out+=$'\n'$(tgit bisect good "$KB_BISECT_GOOD" 2>&1)
+	out=$(tgit bisect "$KB_BISECT_NEW_TERM" "$KB_BISECT_NEW" 2>&1)
+	out+=$'\n'$(tgit bisect "$KB_BISECT_OLD_TERM" "$KB_BISECT_OLD" 2>&1)
 	KB_BISECT_CULPRIT=$(bisect_first_bad "$out")
 	while [ -z "$KB_BISECT_CULPRIT" ]; do
 		if grep -q "only 'skip'ped commits left" <<<"$out"; then
-			bisect_give_up "only skipped commits are left: the first bad commit is one of them ($(tr '\n' ' ' <<<"$out"))"
+			bisect_give_up "only skipped commits are left: the first $KB_BISECT_NEW_TERM commit is one of them ($(tr '\n' ' ' <<<"$out"))"
 		fi
 		bisect_test_head "$n" step
 		bisect_stop_unless_verdict
 		case $KB_CODE in
-		0) out=$(tgit bisect good 2>&1) ;;
-		1) out=$(tgit bisect bad 2>&1) ;;
 		125) out=$(tgit bisect skip 2>&1) ;;
+		"$KB_BISECT_NEW_CODE") out=$(tgit bisect "$KB_BISECT_NEW_TERM" 2>&1) ;;
+		*) out=$(tgit bisect "$KB_BISECT_OLD_TERM" 2>&1) ;;
 		esac
 		bisect_report running
 		n=$((n + 1))
@@ -600,25 +633,27 @@ bisect_steps() {
 
 # The culprit's sha from git bisect's words; nothing when not named yet.
 bisect_first_bad() {
-	sed -n 's/^\([0-9a-f]\{40\}\) is the first bad commit$/\1/p' <<<"$1"
+	sed -n "s/^\\([0-9a-f]\\{40\\}\\) is the first $KB_BISECT_NEW_TERM commit\$/\\1/p" <<<"$1"
 }
 
-# The culprit reverted on top of the bad end, built and tested the same way.
+# The culprit reverted on top of the newer end, built and tested the same
+# way: the bad end must turn good (with --find-fix, the good end bad).
 bisect_revert_check() {
-	local n
+	local n was=bad
+	[ "$KB_BISECT_FIND_FIX" = 0 ] || was=good
 	n=$(($(bisect_steps_done) + 1))
-	tgit checkout -q --detach "$KB_BISECT_BAD"
+	tgit checkout -q --detach "$KB_BISECT_NEW"
 	if ! git -C "$KB_BISECT_TREE" "${KB_BISECT_IDENTITY[@]}" revert --no-edit "$KB_BISECT_CULPRIT" >"$KB_BISECT_DIR/logs/revert.log" 2>&1; then
 		git -C "$KB_BISECT_TREE" revert --abort >/dev/null 2>&1 || true
-		KB_BISECT_REVERT="not run (the revert does not apply on the bad end: $(grep -m1 -E 'CONFLICT|error' "$KB_BISECT_DIR/logs/revert.log" || echo conflict))"
+		KB_BISECT_REVERT="not run (the revert does not apply on the $was end: $(grep -m1 -E 'CONFLICT|error' "$KB_BISECT_DIR/logs/revert.log" || echo conflict))"
 		return 0
 	fi
 	bisect_test_head "$n" revert
 	bisect_stop_unless_verdict
 	case $KB_CODE in
-	0) KB_BISECT_REVERT=passed ;;
-	1) KB_BISECT_REVERT="failed: the bad end with ${KB_BISECT_CULPRIT:0:12} reverted is still bad, the culprit is not confirmed ($(bisect_why "$n"))" ;;
-	*) KB_BISECT_REVERT="not run (the reverted kernel cannot be tested: $(bisect_why "$n"))" ;;
+	125) KB_BISECT_REVERT="not run (the reverted kernel cannot be tested: $(bisect_why "$n"))" ;;
+	"$KB_BISECT_NEW_CODE") KB_BISECT_REVERT="failed: the $was end with ${KB_BISECT_CULPRIT:0:12} reverted is still $was, the culprit is not confirmed ($(bisect_why "$n"))" ;;
+	*) KB_BISECT_REVERT=passed ;;
 	esac
 }
 
@@ -723,9 +758,9 @@ run() {
 	mkdir -p "$KB_BISECT_DIR/logs" "$KB_BISECT_DIR/configs"
 	: >"$KB_BISECT_DIR/steps"
 	: "${KB_BISECT_REPORT:=$KB_BISECT_DIR/report.txt}"
-	KB_BISECT_N=$(tgit rev-list --count "$KB_BISECT_GOOD..$KB_BISECT_BAD")
+	KB_BISECT_N=$(tgit rev-list --count "$KB_BISECT_OLD..$KB_BISECT_NEW")
 	KB_BISECT_CULPRIT_LINE='' KB_BISECT_REVERT='' KB_BISECT_CULPRIT_CONFIG=''
-	step "bisect: $KB_BISECT_N commits from ${KB_BISECT_GOOD:0:12} to ${KB_BISECT_BAD:0:12}; report: $KB_BISECT_REPORT"
+	step "bisect: $KB_BISECT_N commits from ${KB_BISECT_OLD:0:12} to ${KB_BISECT_NEW:0:12}; report: $KB_BISECT_REPORT"
 	bisect_supervise
 }
 
@@ -735,7 +770,7 @@ run() {
 bisect_body() {
 	trap '' TTOU
 	# git bisect start first: its reset puts back whatever HEAD was.
-	tgit bisect start >/dev/null 2>&1
+	tgit bisect start --term-old="$KB_BISECT_OLD_TERM" --term-new="$KB_BISECT_NEW_TERM" >/dev/null 2>&1
 	bisect_report running
 	bisect_check_ends
 	bisect_report running
@@ -757,7 +792,7 @@ bisect_body() {
 	else
 		bisect_report "done, inconclusive: the revert did not confirm the culprit (exit 3)"
 	fi
-	printf 'first bad commit: %s\n' "$KB_BISECT_CULPRIT_LINE"
+	printf 'first %s commit: %s\n' "$KB_BISECT_NEW_TERM" "$KB_BISECT_CULPRIT_LINE"
 	printf 'revert check: %s\n' "$KB_BISECT_REVERT"
 	printf '%s\n' "$KB_BISECT_REPORT"
 	: >"$KB_BISECT_DIR/ended"
@@ -770,6 +805,6 @@ bisect_confirmed_or_exit() {
 	local said=failed
 	[ "$KB_BISECT_REVERT" != passed ] || return 0
 	[[ "$KB_BISECT_REVERT" == failed* ]] || said='not run'
-	step "bisect: inconclusive: git bisect named ${KB_BISECT_CULPRIT:0:12} between ${KB_BISECT_GOOD:0:12} and ${KB_BISECT_BAD:0:12}, but its revert did not confirm it (revert check: $said); see the report"
+	step "bisect: inconclusive: git bisect named ${KB_BISECT_CULPRIT:0:12} between ${KB_BISECT_OLD:0:12} and ${KB_BISECT_NEW:0:12}, but its revert did not confirm it (revert check: $said); see the report"
 	exit 3
 }
