@@ -30,6 +30,14 @@ tcommit() {
 	git -C "$tree" -c user.name=t -c user.email=t@t commit -qm "$1"
 }
 
+# A commit that adds fs/ext4/bug, subject $1: the stand-in run (fake_kbranch)
+# is bad wherever that file is.
+tbug() {
+	touch "$tree/fs/ext4/bug"
+	git -C "$tree" add fs/ext4/bug
+	git -C "$tree" -c user.name=t -c user.email=t@t commit -qm "$1"
+}
+
 # A copy of kbranch whose bisect-tests/run is a stand-in, in
 # $FAKE_KBRANCH: kbranch bisect runs $KB_REPO/bisect-tests/run, found
 # beside its own files.  The stand-in passes every input check, and a
@@ -276,9 +284,7 @@ bisect_refused() {
 @test "kbranch bisect, each step a stand-in's verdict: first bad commit names the culprit, not the bad end, on stdout and in the report; its revert passes, and the tree is put back" {
 	local culprit report tip
 	fake_kbranch
-	touch "$tree/fs/ext4/bug"
-	git -C "$tree" add fs/ext4/bug
-	git -C "$tree" -c user.name=t -c user.email=t@t commit -qm 'ext4: the bug'
+	tbug 'ext4: the bug'
 	culprit=$(git -C "$tree" rev-parse HEAD)
 	tcommit 'ext4: the bad end'
 	tip=$(git -C "$tree" rev-parse HEAD)
@@ -302,9 +308,7 @@ bisect_refused() {
 	local culprit revert
 	fake_kbranch
 	tcommit 'ext4: a step'
-	touch "$tree/fs/ext4/bug"
-	git -C "$tree" add fs/ext4/bug
-	git -C "$tree" -c user.name=t -c user.email=t@t commit -qm 'ext4: the bug'
+	tbug 'ext4: the bug'
 	culprit=$(git -C "$tree" rev-parse HEAD)
 	FAKE_RUN_LOG=$BATS_TEST_TMPDIR/runs run --separate-stderr "$FAKE_KBRANCH" bisect --tree "$tree" --good HEAD~3 --bad HEAD
 	echo "$stderr"
@@ -332,9 +336,7 @@ bisect_refused() {
 	git -C "$tree" add fs/ext4/once
 	git -C "$tree" -c user.name=t -c user.email=t@t commit -qm 'ext4: a step that failed once'
 	lie=$(git -C "$tree" rev-parse HEAD)
-	touch "$tree/fs/ext4/bug"
-	git -C "$tree" add fs/ext4/bug
-	git -C "$tree" -c user.name=t -c user.email=t@t commit -qm 'ext4: the bug'
+	tbug 'ext4: the bug'
 	bug=$(git -C "$tree" rev-parse HEAD)
 	tcommit 'ext4: the bad end'
 	FAKE_RUN_LIE_AT=$lie run --separate-stderr "$FAKE_KBRANCH" bisect --tree "$tree" --good HEAD~4 --bad HEAD
@@ -367,9 +369,7 @@ bisect_refused() {
 @test "kbranch bisect --find-fix: from a bad older end to a good newer one, names the commit that fixed it, confirmed by its revert" {
 	local bug fix report
 	fake_kbranch
-	touch "$tree/fs/ext4/bug"
-	git -C "$tree" add fs/ext4/bug
-	git -C "$tree" -c user.name=t -c user.email=t@t commit -qm 'ext4: the bug'
+	tbug 'ext4: the bug'
 	bug=$(git -C "$tree" rev-parse HEAD)
 	tcommit 'ext4: still broken'
 	tcommit 'ext4: broken again'
