@@ -42,9 +42,15 @@ config_tool_versions() {
 	env | grep -E '^(KCONFIG_[A-Z_]*|CROSS_COMPILE|LLVM|LD|AR|NM|OBJCOPY)=' | sort || true
 }
 
+# One sha256sum over the list, not xargs: xargs says "sha256sum:
+# terminated by signal 13" when an interrupted run's pipeline loses its
+# reader first, a line after run's own "interrupted".
 config_tree_inputs() {
-	(cd "$KTREE_DIR" && find . -path ./.git -prune -o -type f \( -name 'Kconfig*' -o -path './scripts/kconfig/*' \
-		-o -path './scripts/*.sh' -o -path ./Makefile -o -name tiny.config \) -print0 | sort -z | xargs -0 sha256sum)
+	local files=()
+	mapfile -d '' files < <(cd "$KTREE_DIR" && find . -path ./.git -prune -o -type f \( -name 'Kconfig*' \
+		-o -path './scripts/kconfig/*' -o -path './scripts/*.sh' -o -path ./Makefile -o -name tiny.config \) -print0 | sort -z)
+	[ "${#files[@]}" -gt 0 ] || return 1
+	(cd "$KTREE_DIR" && sha256sum "${files[@]}")
 }
 
 # The key of the config made from input files $@ at this tree.
