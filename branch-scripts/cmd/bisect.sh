@@ -157,19 +157,20 @@ tgit() {
 # Which end is the older, and the words git bisect and the report use:
 # a regression goes from good (old) to bad (new); with --find-fix, from
 # bad ("broken", old) to good ("fixed", new).  KB_BISECT_NEW_CODE is the
-# exit code that marks a step "new" (bad, or with --find-fix good).
+# exit code of the newer end's verdict, which marks a step "new".
 bisect_direction() {
 	if [ "$KB_BISECT_FIND_FIX" = 1 ]; then
 		KB_BISECT_OLD=$KB_BISECT_BAD KB_BISECT_NEW=$KB_BISECT_GOOD
 		KB_BISECT_OLD_END=bad KB_BISECT_NEW_END=good
-		KB_BISECT_OLD_TERM=broken KB_BISECT_NEW_TERM=fixed KB_BISECT_NEW_CODE=0
+		KB_BISECT_OLD_TERM=broken KB_BISECT_NEW_TERM=fixed
 		KB_BISECT_FIX_HINT=" (--find-fix: the bad end is the older)"
 	else
 		KB_BISECT_OLD=$KB_BISECT_GOOD KB_BISECT_NEW=$KB_BISECT_BAD
 		KB_BISECT_OLD_END=good KB_BISECT_NEW_END=bad
-		KB_BISECT_OLD_TERM=good KB_BISECT_NEW_TERM=bad KB_BISECT_NEW_CODE=1
+		KB_BISECT_OLD_TERM=good KB_BISECT_NEW_TERM=bad
 		KB_BISECT_FIX_HINT=''
 	fi
+	KB_BISECT_NEW_CODE=$(verdict_exit "$KB_BISECT_NEW_END")
 }
 
 # Bad input: one line, 128, before anything is checked out or built.
@@ -498,18 +499,14 @@ bisect_why() {
 
 # Both ends first, each with the same config and test.
 bisect_check_ends() {
-	if [ "$KB_BISECT_FIND_FIX" = 1 ]; then
-		bisect_check_end 1 "$KB_BISECT_BAD" bad 1
-		bisect_check_end 2 "$KB_BISECT_GOOD" good 0
-	else
-		bisect_check_end 1 "$KB_BISECT_GOOD" good 0
-		bisect_check_end 2 "$KB_BISECT_BAD" bad 1
-	fi
+	bisect_check_end 1 "$KB_BISECT_OLD" "$KB_BISECT_OLD_END"
+	bisect_check_end 2 "$KB_BISECT_NEW" "$KB_BISECT_NEW_END"
 }
 
-# Step $1 tests end $2, which must be $3 (bisect-tests/run exit $4).
+# Step $1 tests end $2, which must be $3 (good or bad).
 bisect_check_end() {
-	local n=$1 commit=$2 verdict=$3 code=$4
+	local n=$1 commit=$2 verdict=$3 code
+	code=$(verdict_exit "$verdict")
 	tgit checkout -q --detach "$commit"
 	bisect_test_head "$n" "$verdict-end"
 	bisect_stop_unless_verdict
@@ -639,8 +636,7 @@ bisect_first_bad() {
 # The culprit reverted on top of the newer end, built and tested the same
 # way: the bad end must turn good (with --find-fix, the good end bad).
 bisect_revert_check() {
-	local n was=bad
-	[ "$KB_BISECT_FIND_FIX" = 0 ] || was=good
+	local n was=$KB_BISECT_NEW_END
 	n=$(($(bisect_steps_done) + 1))
 	tgit checkout -q --detach "$KB_BISECT_NEW"
 	if ! git -C "$KB_BISECT_TREE" "${KB_BISECT_IDENTITY[@]}" revert --no-edit "$KB_BISECT_CULPRIT" >"$KB_BISECT_DIR/logs/revert.log" 2>&1; then
