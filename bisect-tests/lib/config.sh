@@ -166,9 +166,10 @@ config_check() {
 	local variant=$1 config want have symbol line problems kind compat fragment tester bad=0
 	kind=$(variant_field "$variant" kind)
 	[ "$kind" != debian ] || { debian_config_check "$variant"; return; }
-	# A tester's config intends what it says; their test judges it.
+	# A tester's config intends what it says; their test judges it.  It
+	# must boot the guest, or the run stops here (128, lib/tester.sh).
 	tester=$(variant_trait "$variant" tester)
-	[ "$tester" = no ] || return 0
+	[ "$tester" = no ] || { tester_guest_needs "$variant"; return 0; }
 	problems=$(config_used_problems "$variant")
 	if [ -n "$problems" ]; then
 		say_each "$problems"

@@ -119,13 +119,11 @@ tester_guest_needs_missing() {
 }
 
 # A tester's config that cannot boot the busybox guest at this commit
-# (variant $1, its .config made) stops the run here, before the build:
-# 128, one line naming each option it lacks and what to do.
+# (variant $1, its .config made; config_check calls it for a tester's
+# variant of the busybox guest) stops the run before the build: 128, one
+# line naming each option it lacks and what to do.
 tester_guest_needs() {
-	local variant=$1 tester kind missing
-	tester=$(variant_trait "$variant" tester)
-	kind=$(variant_field "$variant" kind)
-	{ [ "$tester" = yes ] && [ "$kind" != debian ]; } || return 0
+	local variant=$1 missing
 	missing=$(tester_guest_needs_missing "$(build_dir "$variant")/.config")
 	[ -z "$missing" ] ||
 		die_setup "--config: after olddefconfig at $(git rev-parse --short=12 HEAD) it cannot boot the busybox guest: $missing; set them in your config, or boot the Debian machine (--guest debian merges what it needs)"
