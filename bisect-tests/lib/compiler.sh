@@ -19,6 +19,16 @@ ccache_preprocessor_mode() {
 	export CCACHE_NODEPEND=1 CCACHE_NAMESPACE=kbranch-no-depend
 }
 
+# Paths under the work dir are hashed relative to the build dir: every
+# build dir sits at build/<name> beside linux/, so one work dir's compiles
+# are found by another's (a fresh work dir, as CI makes every run, missed
+# all of them: its absolute path was in every key) and by a sibling build
+# dir's whose config leaves the file alone.  A base_dir of the caller's
+# own wins.
+ccache_relative_paths() {
+	export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$KBRANCH_WORK}
+}
+
 # Sets CHOSEN_CC and CHOSEN_HOSTCC for a build with cross prefix $1 (""
 # for this machine's own architecture): the environment's CC and HOSTCC win,
 # CC only for this machine's architecture; else gcc, behind ccache (never
@@ -33,6 +43,7 @@ compiler_choose() {
 	elif command -v ccache >/dev/null; then
 		CHOSEN_CC="ccache ${cross}gcc"
 		ccache_preprocessor_mode
+		ccache_relative_paths
 	else
 		CHOSEN_CC=${cross}gcc
 	fi
