@@ -41,9 +41,12 @@ tbug() {
 # A copy of kbranch whose bisect-tests/run is a stand-in, in
 # $FAKE_KBRANCH: kbranch bisect runs $KB_REPO/bisect-tests/run, found
 # beside its own files.  The stand-in passes every input check, and a
-# commit is bad when its tree has fs/ext4/bug, else good; with
-# $FAKE_RUN_SLEEP it says "fake run: started, pid <its pid>" in its log,
-# then sleeps that long first.  No kernel, no build: the flow of kbranch bisect alone.
+# commit is bad when its tree has fs/ext4/bug, or a file with
+# $FAKE_RUN_BAD_WORD in it, else good; its run dir's console says so
+# between the busybox guest's marks, in colour, and a bad one adds a
+# kernel warning.  With $FAKE_RUN_SLEEP it says "fake run: started, pid
+# <its pid>" in its log, then sleeps that long first.  No kernel, no
+# build: the flow of kbranch bisect alone.
 fake_kbranch() {
 	local dest=$BATS_TEST_TMPDIR/kbranch-copy
 	mkdir -p "$dest/bisect-tests/lib"
@@ -59,11 +62,18 @@ if [ -n "${FAKE_RUN_SLEEP:-}" ]; then
 fi
 # Each run's commit, when asked; a spurious failure at $FAKE_RUN_LIE_AT.
 [ -z "${FAKE_RUN_LOG:-}" ] || git rev-parse HEAD >>"$FAKE_RUN_LOG"
-if [ -e fs/ext4/bug ] || [ "$(git rev-parse HEAD)" = "${FAKE_RUN_LIE_AT:-}" ]; then
-	echo "RESULT variant=builtin build=ok boot=ok checks=fail seconds=1 verdict=bad"
+rdir=$KBRANCH_WORK/fake-run
+mkdir -p "$rdir" "$KBRANCH_WORK/build/builtin/include/config"
+echo "6.1.0-g$(git rev-parse --short=12 HEAD)" >"$KBRANCH_WORK/build/builtin/include/config/kernel.release"
+printf 'CONFIG_EXT4_FS=y\n' >"$rdir/config"
+if [ -e fs/ext4/bug ] || [ "$(git rev-parse HEAD)" = "${FAKE_RUN_LIE_AT:-}" ] ||
+	{ [ -n "${FAKE_RUN_BAD_WORD:-}" ] && git grep -q "$FAKE_RUN_BAD_WORD"; }; then
+	printf '[    0.5] Linux version\r\n# ext4-checks: begin\nmount: \033[31mextended attributes lost\033[0m\n[    1.2] WARNING: CPU: 0 PID: 1 at fs/ext4/xattr.c:42\n# ext4-checks: reproducer status=1\n# ext4-checks: end status=1\n' >"$rdir/console.log"
+	echo "RESULT variant=builtin build=ok boot=ok checks=fail seconds=1 verdict=bad run=$rdir config=$rdir/config"
 	exit 1
 fi
-echo "RESULT variant=builtin build=ok boot=ok checks=ok seconds=1 verdict=good"
+printf '# ext4-checks: begin\nmount: ok\n# ext4-checks: reproducer status=0\n' >"$rdir/console.log"
+echo "RESULT variant=builtin build=ok boot=ok checks=ok seconds=1 verdict=good run=$rdir config=$rdir/config"
 RUN
 	chmod +x "$dest/bisect-tests/run"
 	FAKE_KBRANCH=$dest/branch-scripts/kbranch
@@ -393,6 +403,123 @@ bisect_refused() {
 	run --separate-stderr "$FAKE_KBRANCH" bisect --tree "$tree" --find-fix --good "$bug" --bad HEAD
 	[ "$status" -eq 128 ]
 	[ "$stderr" = "kbranch: --bad $(git -C "$tree" rev-parse HEAD) is not an ancestor of --good $bug (--find-fix: the bad end is the older)" ]
+}
+
+# The mail of a confirmed culprit, read back field by field as a mail
+# reader parses it.  The tree's scripts/get_maintainer.pl is a stand-in
+# here (the real one, on the real tree: ci/31-bisect.bats).
+@test "kbranch bisect: a confirmed culprit ends in a regression report ready to mail, each field read back; the consoles are kept without escapes" {
+	local bug mail fields dir
+	fake_kbranch
+	mkdir -p "$tree/scripts"
+	printf '#!/bin/sh\ncat >/dev/null\necho "Ted Maint <ted@example.org> (maintainer:EXT4 FILE SYSTEM)"\necho "Rae View <rae@example.org> (reviewer:EXT4 FILE SYSTEM)"\necho "linux-ext4@vger.kernel.org (open list:EXT4 FILE SYSTEM)"\n' >"$tree/scripts/get_maintainer.pl"
+	chmod +x "$tree/scripts/get_maintainer.pl"
+	git -C "$tree" add scripts
+	git -C "$tree" -c user.name=t -c user.email=t@t commit -qm 'scripts: get_maintainer.pl'
+	git -C "$tree" config user.name 'Tess Ter'
+	git -C "$tree" config user.email tess@example.org
+	printf '#!/bin/sh\nsetfacl -m u:1:r /mnt/f\n' >"$BATS_TEST_TMPDIR/test.sh"
+	tbug 'ext4: the bug'
+	bug=$(git -C "$tree" rev-parse HEAD)
+	tcommit 'ext4: the bad end'
+	run --separate-stderr "$FAKE_KBRANCH" bisect --tree "$tree" --good HEAD~3 --bad HEAD --test "$BATS_TEST_TMPDIR/test.sh"
+	echo "$stderr"
+	[ "$status" -eq 0 ]
+	dir=$(dirname "${lines[2]}")
+	mail=$dir/regression.eml
+	[[ "$stderr" == *"bisect: the regression report, ready to send: $mail (To/Cc: get_maintainer.pl; From: Tess Ter <tess@example.org>)"* ]]
+	grep -qxF "regression report, ready to send: $mail (To/Cc: get_maintainer.pl; From: Tess Ter <tess@example.org>)" "${lines[2]}"
+	fields=$(mail_fields "$mail")
+	echo "$fields"
+	grep -qxF 'From: Tess Ter <tess@example.org>' <<<"$fields"
+	grep -qxF 'To: t <t@t>, Ted Maint <ted@example.org>' <<<"$fields"
+	grep -qxF 'Cc: regressions@lists.linux.dev, Rae View <rae@example.org>, linux-ext4@vger.kernel.org' <<<"$fields"
+	grep -qxF 'Subject: [REGRESSION] bisected to "ext4: the bug"' <<<"$fields"
+	grep -qxF 'attachments: config-delta config' <<<"$fields"
+	grep -qxF "  commit $bug" <<<"$fields"
+	grep -qxF '  Author: t <t@t>' <<<"$fields"
+	grep -qxF "  culprit: ${bug:0:12} (\"ext4: the bug\")" <<<"$fields"
+	grep -qxF '  Checks: ends: PASS  revert: PASS' <<<"$fields"
+	grep -qE '^  builds: [0-9]+ \(at most [0-9]+: ' <<<"$fields"
+	grep -qxF "  kernel: 6.1.0-g${bug:0:12}, x86_64, booted in QEMU (guest: busybox, 1 boot a step)" <<<"$fields"
+	# The reproducer and what it printed at the bad end, inline, without
+	# the terminal's escapes; the kernel's warning among it.
+	grep -qxF '  setfacl -m u:1:r /mnt/f' <<<"$fields"
+	grep -qxF '  mount: extended attributes lost' <<<"$fields"
+	grep -qxF '  [    1.2] WARNING: CPU: 0 PID: 1 at fs/ext4/xattr.c:42' <<<"$fields"
+	grep -qxF '  # ext4-checks: reproducer status=1' <<<"$fields"
+	grep -qxF "  # first bad commit: [$bug] ext4: the bug" <<<"$fields"
+	grep -qE '^  # good: \[[0-9a-f]{40}\] ' <<<"$fields"
+	grep -qxF '  Reported-by: Tess Ter <tess@example.org>' <<<"$fields"
+	grep -qxF "  Fixes: ${bug:0:12} (\"ext4: the bug\")" <<<"$fields"
+	grep -qxF "#regzbot introduced: ${bug:0:12}" <<<"$fields"
+	# The consoles kept with the steps have no escape or carriage return.
+	[ -z "$(grep -rlP '\x1b|\r' "$dir/logs" || true)" ]
+	grep -rqx 'mount: extended attributes lost' "$dir/logs"
+}
+
+# The headers, the attachments' names and the text of mail $1, as a mail
+# reader parses them.
+mail_fields() {
+	python3 -c '
+import email, email.policy, sys
+m = email.message_from_binary_file(open(sys.argv[1], "rb"), policy=email.policy.default)
+for h in ("From", "To", "Cc", "Subject"):
+    print("%s: %s" % (h, m[h]))
+print("attachments: " + " ".join(p.get_filename() for p in m.iter_attachments()))
+print(m.get_body(("plain",)).get_content())' "$1"
+}
+
+# The stand-in's verdict follows a word (FAKE_RUN_BAD_WORD) wherever it
+# is: in documentation, a defconfig, another architecture or a comment,
+# git bisect names a commit that cannot have changed the kernel, and the
+# revert of the commit that adds the word passes all the same.  Only the
+# code change is an answer.
+@test "kbranch bisect: a culprit that touches only documentation, only defconfigs, only another architecture or only comments is suspect: inconclusive, 3, no mail; a code change, in x86 too, is not" {
+	local kind culprit report why
+	fake_kbranch
+	mkdir -p "$tree/Documentation" "$tree/arch/arm64/configs" "$tree/arch/arm64/kernel" "$tree/arch/x86/kernel"
+	printf 'int x;\n' >"$tree/fs/ext4/x.c"
+	git -C "$tree" add fs/ext4/x.c
+	git -C "$tree" -c user.name=t -c user.email=t@t commit -qm 'ext4: x'
+	for kind in documentation defconfigs architecture comments x86 code; do
+		case $kind in
+		documentation) echo 'lost-acl' >"$tree/Documentation/ext4.rst" ;;
+		defconfigs) echo '# lost-acl' >"$tree/arch/arm64/configs/defconfig" ;;
+		architecture) echo 'int lost_acl; /* lost-acl */' >"$tree/arch/arm64/kernel/x.c" ;;
+		comments) printf 'int x; /* lost-acl:\n * a comment */\n' >"$tree/fs/ext4/x.c" ;;
+		x86) echo 'int lost_acl = 1; /* lost-acl */' >"$tree/arch/x86/kernel/x.c" ;;
+		code) printf 'int x = 1; /* lost-acl */\n' >"$tree/fs/ext4/x.c" ;;
+		esac
+		git -C "$tree" add -A
+		git -C "$tree" -c user.name=t -c user.email=t@t commit -qm "ext4: $kind"
+		culprit=$(git -C "$tree" rev-parse HEAD)
+		tcommit 'ext4: the bad end'
+		FAKE_RUN_BAD_WORD=lost-acl run --separate-stderr "$FAKE_KBRANCH" bisect --tree "$tree" --good HEAD~2 --bad HEAD
+		echo "$kind: $stderr"
+		[ "${lines[0]}" = "first bad commit: $culprit ext4: $kind" ]
+		report=${lines[2]}
+		if [ "$kind" = code ] || [ "$kind" = x86 ]; then
+			[ "$status" -eq 0 ]
+			[ -f "$(dirname "$report")/regression.eml" ]
+			[ -z "$(grep '^suspect:' "$report" || true)" ]
+			git -C "$tree" -c user.name=t -c user.email=t@t revert --no-edit "$culprit" >/dev/null
+			continue
+		fi
+		[ "$status" -eq 3 ]
+		[ ! -e "$(dirname "$report")/regression.eml" ]
+		case $kind in
+		documentation) why='it touches only documentation' ;;
+		defconfigs) why='it touches only defconfigs' ;;
+		architecture) why='it touches only other architectures than x86' ;;
+		comments) why='it changes only comments' ;;
+		esac
+		grep -qxF "suspect: $why, so it cannot have changed the kernel the guest booted" "$report"
+		grep -qxF "status: done, inconclusive: the culprit cannot have changed the guest's kernel: $why (exit 3)" "$report"
+		[[ "$stderr" == *"but $why: a step's verdict was wrong"* ]]
+		# The word out again, for the next kind.
+		git -C "$tree" -c user.name=t -c user.email=t@t revert --no-edit "$culprit" >/dev/null
+	done
 }
 
 # kbranch bisect (fake_kbranch) on the tree from HEAD~2 to HEAD, started in

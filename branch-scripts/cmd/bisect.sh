@@ -30,6 +30,11 @@
 # written again after every step, atomically: the steps with verdicts,
 # pass counts and logs, the culprit, the revert check, the config delta,
 # the number of builds, git bisect log, and the culprit's .config beside it.
+# A confirmed culprit also gets regression.eml beside it, the report as a
+# mail to its author and maintainers (lib/bisect-mail.sh); a culprit
+# that cannot have changed the guest's kernel (only documentation,
+# defconfigs, other architectures or comments, or a merge) is suspect:
+# the answer is inconclusive.
 # --find-fix: the other way round, the commit that fixed it.  B, the bad
 # end, is the older (the bug is there), A, the good end, the newer (it is
 # gone); git bisect's terms are "broken" and "fixed", the culprit is "the
@@ -63,8 +68,9 @@
 # Its last lines on stdout: "first bad commit: <sha> <subject>", "revert
 # check: passed|failed|not run (why)", then the report's path.  Exit 0
 # when a culprit is named and its revert passed, 3 when one is named but
-# its revert did not confirm it (failed, or could not run): inconclusive,
-# the culprit is git bisect's answer, not a confirmed one; 1 when an end
+# its revert did not confirm it (failed, or could not run) or it is
+# suspect: inconclusive, the culprit is git bisect's answer, not a
+# confirmed one; 1 when an end
 # is wrong or none could be named,
 # 128 for bad input (one line, nothing built: not a kernel config, A not
 # an ancestor of B or the same commit, a test script missing, not
@@ -78,6 +84,8 @@
 # RESULT lines are read by bisect-tests' own reader (result_field).
 # shellcheck source=bisect-tests/lib/verdict.sh
 source "$KB_REPO/bisect-tests/lib/verdict.sh"
+# shellcheck source=branch-scripts/lib/bisect-mail.sh
+source "$KB_REPO/branch-scripts/lib/bisect-mail.sh"
 
 KB_BISECT_GOOD=''
 KB_BISECT_BAD=''
@@ -89,6 +97,8 @@ KB_BISECT_RUN_OPTS=()
 KB_BISECT_OPT_TEXT=''
 KB_BISECT_GUEST=''
 KB_BISECT_PACKAGES=''
+KB_BISECT_SUSPECT=''
+KB_BISECT_MAIL=''
 
 # The usage has one text, the header's block above that starts "kbranch
 # bisect --good": --help prints the header as 'kbranch help bisect' does,
@@ -139,7 +149,7 @@ bisect_parse() {
 	[ -z "$guest" ] || KB_BISECT_GUEST_OPTS=(--guest "$guest")
 	KB_BISECT_RUN_OPTS+=(--repeat "$repeat" "${KB_BISECT_GUEST_OPTS[@]}")
 	[ -z "$packages" ] || KB_BISECT_RUN_OPTS+=(--packages "$packages")
-	KB_BISECT_GUEST=$guest KB_BISECT_PACKAGES=$packages
+	KB_BISECT_GUEST=$guest KB_BISECT_PACKAGES=$packages KB_BISECT_TEST=$test KB_BISECT_REPEAT=$repeat
 	KB_BISECT_OPT_TEXT="config: ${config:-none (the variant config)}; test: ${test:-our checks}; repeat: $repeat; guest: ${guest:-as the variant}${packages:+; packages: $packages}; variant: ${variant:-default}"
 	: "${KB_BISECT_TREE:=$KTREE}"
 	return 0
@@ -285,6 +295,8 @@ bisect_report_text() {
 	done <"$KB_BISECT_DIR/steps"
 	printf '\nfirst %s commit: %s\n' "$KB_BISECT_NEW_TERM" "${KB_BISECT_CULPRIT_LINE:-not found yet}"
 	printf 'revert check: %s\n' "${KB_BISECT_REVERT:-not run yet}"
+	[ -z "$KB_BISECT_SUSPECT" ] || printf 'suspect: %s, so it cannot have changed the kernel the guest booted\n' "$KB_BISECT_SUSPECT"
+	[ -z "$KB_BISECT_MAIL" ] || printf 'regression report, ready to send: %s\n' "$KB_BISECT_MAIL"
 	bisect_intermittent
 	printf '\nconfig at the culprit against its parent (what the tester'"'"'s config gains or loses):\n'
 	if [ -f "$KB_BISECT_DIR/config-delta" ]; then sed 's/^/  /' "$KB_BISECT_DIR/config-delta"; else echo "  not known yet"; fi
@@ -451,7 +463,9 @@ bisect_keep_consoles() {
 	while IFS= read -r f; do
 		rel=${f#"$rdir"/}
 		mkdir -p "$dest/$(dirname "$rel")"
-		cp "$f" "$dest/$rel"
+		# Without the terminal's escapes and carriage returns: read and
+		# mailed as text.
+		tr -d '\r' <"$f" | sed -E 's/\x1b\[[0-9;?]*[A-Za-z]//g' >"$dest/$rel"
 	done < <(find "$rdir" -name '*.console' -o -name console.log -o -name report.txt)
 }
 
@@ -779,11 +793,15 @@ bisect_body() {
 	bisect_config_delta "$KB_BISECT_CULPRIT"
 	bisect_report running
 	bisect_revert_check
+	KB_BISECT_SUSPECT=$(bisect_suspect "$KB_BISECT_CULPRIT")
 	git -C "$KB_BISECT_TREE" bisect log >"$KB_BISECT_DIR/bisect.log" 2>&1 || true
 	# The last look for a stop: from here on, the bisect ends as it was found.
 	bisect_stop_check
 	tgit bisect reset >/dev/null 2>&1
-	if [ "$KB_BISECT_REVERT" = passed ]; then
+	if [ -n "$KB_BISECT_SUSPECT" ]; then
+		bisect_report "done, inconclusive: the culprit cannot have changed the guest's kernel: $KB_BISECT_SUSPECT (exit 3)"
+	elif [ "$KB_BISECT_REVERT" = passed ]; then
+		[ "$KB_BISECT_FIND_FIX" = 1 ] || bisect_mail
 		bisect_report "done"
 	else
 		bisect_report "done, inconclusive: the revert did not confirm the culprit (exit 3)"
@@ -799,7 +817,14 @@ bisect_body() {
 # said in one line, exit 3.
 bisect_confirmed_or_exit() {
 	local said=failed
-	[ "$KB_BISECT_REVERT" != passed ] || return 0
+	if [ -n "$KB_BISECT_SUSPECT" ]; then
+		step "bisect: inconclusive: git bisect named ${KB_BISECT_CULPRIT:0:12} between ${KB_BISECT_OLD:0:12} and ${KB_BISECT_NEW:0:12}, but $KB_BISECT_SUSPECT: a step's verdict was wrong (an intermittent failure missed, or a spurious one); --retest with more --repeat; see the report"
+		exit 3
+	fi
+	if [ "$KB_BISECT_REVERT" = passed ]; then
+		[ -z "$KB_BISECT_MAIL" ] || step "bisect: the regression report, ready to send: $KB_BISECT_MAIL"
+		return 0
+	fi
 	[[ "$KB_BISECT_REVERT" == failed* ]] || said='not run'
 	step "bisect: inconclusive: git bisect named ${KB_BISECT_CULPRIT:0:12} between ${KB_BISECT_OLD:0:12} and ${KB_BISECT_NEW:0:12}, but its revert did not confirm it (revert check: $said); see the report"
 	exit 3
