@@ -458,18 +458,6 @@ bisect_refused() {
 	grep -rqx 'mount: extended attributes lost' "$dir/logs"
 }
 
-# The headers, the attachments' names and the text of mail $1, as a mail
-# reader parses them.
-mail_fields() {
-	python3 -c '
-import email, email.policy, sys
-m = email.message_from_binary_file(open(sys.argv[1], "rb"), policy=email.policy.default)
-for h in ("From", "To", "Cc", "Subject"):
-    print("%s: %s" % (h, m[h]))
-print("attachments: " + " ".join(p.get_filename() for p in m.iter_attachments()))
-print(m.get_body(("plain",)).get_content())' "$1"
-}
-
 # The stand-in's verdict follows a word (FAKE_RUN_BAD_WORD) wherever it
 # is: in documentation, a defconfig, another architecture or a comment,
 # git bisect names a commit that cannot have changed the kernel, and the

@@ -50,7 +50,7 @@ make_two_bugs() {
 }
 
 @test "kbranch bisect: a bug only the tester's config compiles is named, the revert passes, within ceil(log2 n)+3 builds" {
-	local culprit report
+	local culprit report fields
 	make_debug_only_bug
 	culprit=$(ktree rev-parse scratch-bisect~2)
 	kbisect --good ext4-rename --bad scratch-bisect --config "$KBRANCH_CI_SCRATCH/tester-debug.config"
@@ -65,6 +65,14 @@ make_two_bugs() {
 	grep -q "^the culprit's .config: .*culprit.config" "$report"
 	grep -q 'CONFIG_EXT4_DEBUG=y' "$(dirname "$report")/culprit.config"
 	grep -q "git bisect bad $culprit" "$report"
+	# The mail, to whom the tree's own get_maintainer.pl names for
+	# fs/ext4/super.c: the maintainers in To, the list in Cc.
+	fields=$(mail_fields "$(dirname "$report")/regression.eml")
+	grep -qxF 'Subject: [REGRESSION] bisected to "ext4: planted: refuse every mount under CONFIG_EXT4_DEBUG"' <<<"$fields"
+	grep -E '^To: ' <<<"$fields" | grep -qF 'tytso@mit.edu'
+	grep -E '^To: ' <<<"$fields" | grep -qF 'adilger.kernel@dilger.ca'
+	grep -E '^Cc: ' <<<"$fields" | grep -qF 'linux-ext4@vger.kernel.org'
+	grep -qxF "#regzbot introduced: ${culprit:0:12}" <<<"$fields"
 	# git bisect reset done: the tree is back on the branch it was on.
 	[ "$(ktree symbolic-ref --short HEAD)" = ext4-rename ]
 	[ ! -f "$KTREE/.git/BISECT_START" ]

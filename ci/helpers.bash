@@ -67,3 +67,15 @@ scratch_commit() {
 	(cd "$KTREE" && "$@")
 	ktree -c user.name=ci -c user.email=ci@localhost commit -q -a -m "$subject"
 }
+
+# The headers, the attachments' names and the text of mail $1, as a mail
+# reader parses them.
+mail_fields() {
+	python3 -c '
+import email, email.policy, sys
+m = email.message_from_binary_file(open(sys.argv[1], "rb"), policy=email.policy.default)
+for h in ("From", "To", "Cc", "Subject"):
+    print("%s: %s" % (h, m[h]))
+print("attachments: " + " ".join(p.get_filename() for p in m.iter_attachments()))
+print(m.get_body(("plain",)).get_content())' "$1"
+}
