@@ -271,6 +271,40 @@ canned_attempts() {
 	[ -f "$KBRANCH_WORK/runs/builtin/console.log" ]
 }
 
+# A boot function for stage_repeated (lib/tester.sh) that answers from
+# $CANNED_BOOTS ("pass fail bootfail ..."), one word a boot, in order.
+canned_boot() {
+	local word
+	word=$(cut -d' ' -f"$2" <<<"$CANNED_BOOTS")
+	BOOT=ok CHECKS=ok BT_BOOT_TAINTED=0
+	case $word in
+	fail) CHECKS=fail ;;
+	bootfail) BOOT=fail ;;
+	esac
+}
+
+@test "--repeat N is weighed: none failed is good, two or more bad; one is weighed again with N boots more, then still one is flaky (125), two bad; one boot alone that fails is bad" {
+	local boots checks want
+	while IFS=: read -r BT_REPEAT CANNED_BOOTS want boots; do
+		stage_repeated tester-x canned_boot 2>/dev/null
+		checks=$(verdict_of ok "$BOOT" "$CHECKS")
+		echo "$BT_REPEAT boots, $CANNED_BOOTS: $checks$BT_RESULT_EXTRA"
+		[ "$checks" = "$want" ]
+		[[ "$BT_RESULT_EXTRA" == " passes="*"/$boots boots="* ]]
+	done <<'EOF'
+3:pass pass pass:good:3
+3:fail fail fail:bad:3
+3:pass fail fail:bad:3
+3:pass bootfail fail:bad:3
+3:pass fail pass pass pass pass:flaky:6
+3:fail pass pass pass fail pass:bad:6
+2:pass fail fail pass:bad:4
+1:fail:bad:1
+1:pass:good:1
+EOF
+	[ "$(verdict_exit flaky)" = 125 ]
+}
+
 @test "a check that passes at once boots once" {
 	canned_stages - -
 	canned_attempts ok fail

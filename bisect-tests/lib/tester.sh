@@ -8,8 +8,9 @@
 #                    busybox sh after boot, with the scratch disks (vda:
 #                    ext4 with test_fs, vdb: ext4 without); 0 good, 125
 #                    cannot test, anything else bad; instead of our checks
-#   --repeat N       N boots, each running the test: good only if all N
-#                    pass, bad if any fails (ktest.pl's BISECT_TRIES)
+#   --repeat N       N boots, each running the test, weighed
+#                    (stage_repeated): good if none fails, bad if two or
+#                    more do, one failure weighed again with N more boots
 #   --guest debian   the guest is the Debian 12 machine (lib/debian-boot.sh)
 #                    instead of our busybox one: --config is merged with
 #                    what the machine needs to boot, the kernel installed
@@ -242,36 +243,58 @@ tester_boot_busybox() {
 # function $2 (one boot of the guest: tester_boot_busybox, or the Debian
 # machine's debian_tester_boot); each boot's logs kept in
 # runs/<v>/boots/<i>.  Sets BOOT and CHECKS for the whole, and the
-# RESULT's extra fields: passes=<k>/<N> and the taint of each boot.
+# RESULT's extra fields: passes=<k>/<boots>, each boot's outcome and taint.
+#
+# The evidence is weighed, so that neither a bug that hides in some boots
+# nor a test that fails now and then on a good kernel decides a step on
+# one boot (N = --repeat, above 1): no failure is good; two or more are
+# bad; exactly one is weighed again with N boots more, after which two
+# or more in all are bad and still one is flaky (125, no verdict: one
+# failure in 2N boots cannot tell a bug that hides from a test that lies).
+# A single boot (N = 1) that fails is bad.
 stage_repeated() {
-	local v=$1 boot_once=${2:-tester_boot_busybox} rdir i passes=0 fails=0 untestable=0 bootfail=0 tainted=() t
+	local v=$1 boot_once=${2:-tester_boot_busybox} rdir i boots=$BT_REPEAT passes=0 fails=0 untestable=0 bootfail=0 tainted=() outcomes=() t
 	rdir=$(run_dir "$v")
 	rm -rf "$rdir/boots"
-	for ((i = 1; i <= BT_REPEAT; i++)); do
-		step "$v: boot $i of $BT_REPEAT"
+	for ((i = 1; i <= boots; i++)); do
+		step "$v: boot $i of $boots"
 		BOOT=fail CHECKS=skip BT_BOOT_TAINTED=unknown
 		"$boot_once" "$v" "$i"
 		t=$BT_BOOT_TAINTED
 		tainted+=("$t")
 		case $BOOT/$CHECKS in
-		ok/ok) passes=$((passes + 1)) ;;
-		ok/untestable) untestable=$((untestable + 1)) ;;
-		ok/*) fails=$((fails + 1)) ;;
-		*) fails=$((fails + 1)) bootfail=1 ;;
+		ok/ok) passes=$((passes + 1)) outcomes+=(pass) ;;
+		ok/untestable) untestable=$((untestable + 1)) outcomes+=(untestable) ;;
+		ok/*) fails=$((fails + 1)) outcomes+=(fail) ;;
+		*) fails=$((fails + 1)) bootfail=1 outcomes+=(bootfail) ;;
 		esac
-		say "$v: boot $i of $BT_REPEAT: boot=$BOOT checks=$CHECKS tainted=$t"
+		say "$v: boot $i of $boots: boot=$BOOT checks=$CHECKS tainted=$t"
+		if [ "$i" = "$BT_REPEAT" ] && [ "$BT_REPEAT" -gt 1 ] && [ "$fails" = 1 ]; then
+			boots=$((2 * BT_REPEAT))
+			say "$v: one boot of $BT_REPEAT failed: $BT_REPEAT boots more weigh it"
+		fi
 	done
 	BOOT=ok
-	if [ "$fails" -gt 0 ]; then
-		CHECKS=fail
-		[ "$bootfail" = 0 ] || BOOT=fail
+	CHECKS=$(repeated_checks "$fails" "$untestable" "$boots")
+	[ "$CHECKS" != fail ] || [ "$bootfail" = 0 ] || BOOT=fail
+	[ "$CHECKS" != flaky ] || say "$v: flaky: one boot of $boots failed, which tells neither a bug that hides nor a test that lies"
+	BT_RESULT_EXTRA=" passes=$passes/$boots boots=$(IFS=,; echo "${outcomes[*]}") tainted=$(IFS=,; echo "${tainted[*]}")"
+	say "$v: $passes of $boots boots passed (logs: $rdir/boots)"
+}
+
+# CHECKS for $1 failed boots and $2 untestable ones of $3, by the rule
+# above: fail, flaky, untestable or ok.
+repeated_checks() {
+	local fails=$1 untestable=$2 boots=$3
+	if [ "$fails" -ge 2 ] || { [ "$fails" = 1 ] && [ "$boots" = 1 ]; }; then
+		echo fail
+	elif [ "$fails" = 1 ]; then
+		echo flaky
 	elif [ "$untestable" -gt 0 ]; then
-		CHECKS=untestable
+		echo untestable
 	else
-		CHECKS=ok
+		echo ok
 	fi
-	BT_RESULT_EXTRA=" passes=$passes/$BT_REPEAT tainted=$(IFS=,; echo "${tainted[*]}")"
-	say "$v: $passes of $BT_REPEAT boots passed (logs: $rdir/boots)"
 }
 
 # A tester's single boot also says the kernel's taint in its RESULT.

@@ -287,6 +287,7 @@ bisect_report_text() {
 		printf '     %s (exit %s): build=%s boot=%s checks=%s passes=%s tainted=%s %ss compiled=%s release=%s\n' \
 			"$verdict" "$code" "$build" "$boot" "$checks" "$passes" "$tainted" "$seconds" "$compiled" "$release"
 		[ "$reason" = - ] || printf '     why: %s\n' "$reason"
+		bisect_boots_text "$log"
 		[ "$config" = - ] || printf '     config: %s\n' "$config"
 		[ ! -f "$KB_BISECT_DIR/configs/$commit.guest-added" ] ||
 			printf '     guest added: %s options (%s)\n' "$(wc -l <"$KB_BISECT_DIR/configs/$commit.guest-added")" "$KB_BISECT_DIR/configs/$commit.guest-added"
@@ -311,6 +312,16 @@ bisect_report_text() {
 		log=$(git -C "$KB_BISECT_TREE" bisect log 2>/dev/null) || true
 		[ -z "$log" ] || printf '%s\n' "$log" | sed 's/^/  /'
 	fi
+}
+
+# Each boot's outcome of a step that booted more than once (--repeat),
+# from its log's RESULT line.
+bisect_boots_text() {
+	local boots
+	[ -f "$1" ] || return 0
+	boots=$(result_of_run <"$1")
+	boots=$(result_field "$boots" boots)
+	[ -z "$boots" ] || printf '     boots: %s\n' "$boots"
 }
 
 # The options the guest (--guest debian) changed in the tester's config,
