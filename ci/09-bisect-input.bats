@@ -66,6 +66,11 @@ rdir=$KBRANCH_WORK/fake-run
 mkdir -p "$rdir" "$KBRANCH_WORK/build/builtin/include/config"
 echo "6.1.0-g$(git rev-parse --short=12 HEAD)" >"$KBRANCH_WORK/build/builtin/include/config/kernel.release"
 printf 'CONFIG_EXT4_FS=y\n' >"$rdir/config"
+if [[ " ${FAKE_RUN_FLAKY_AT:-} " == *" $(git rev-parse HEAD) "* ]]; then
+	echo "bisect-tests: builtin: flaky: one boot of 6 failed"
+	echo "RESULT variant=builtin build=ok boot=ok checks=flaky seconds=1 verdict=flaky"
+	exit 125
+fi
 if [ -e fs/ext4/bug ] || [ "$(git rev-parse HEAD)" = "${FAKE_RUN_LIE_AT:-}" ] ||
 	{ [ -n "${FAKE_RUN_BAD_WORD:-}" ] && git grep -q "$FAKE_RUN_BAD_WORD"; }; then
 	printf '[    0.5] Linux version\r\n# ext4-checks: begin\nmount: \033[31mextended attributes lost\033[0m\n[    1.2] WARNING: CPU: 0 PID: 1 at fs/ext4/xattr.c:42\n# ext4-checks: reproducer status=1\n# ext4-checks: end status=1\n' >"$rdir/console.log"
@@ -403,6 +408,28 @@ bisect_refused() {
 	run --separate-stderr "$FAKE_KBRANCH" bisect --tree "$tree" --find-fix --good "$bug" --bad HEAD
 	[ "$status" -eq 128 ]
 	[ "$stderr" = "kbranch: --bad $(git -C "$tree" rev-parse HEAD) is not an ancestor of --good $bug (--find-fix: the bad end is the older)" ]
+}
+
+# The bug and the step before it both flaky (no verdict, 125): git bisect
+# cannot split them, and the answer is the two commits, inconclusive.
+@test "kbranch bisect: steps left that are all flaky end inconclusive (3), with the commits git bisect could not split and why each was skipped" {
+	local before bug report
+	fake_kbranch
+	tcommit 'ext4: a step that was flaky'
+	before=$(git -C "$tree" rev-parse HEAD)
+	tbug 'ext4: the bug'
+	bug=$(git -C "$tree" rev-parse HEAD)
+	tcommit 'ext4: the bad end'
+	FAKE_RUN_FLAKY_AT="$before $bug" run --separate-stderr "$FAKE_KBRANCH" bisect --tree "$tree" --good HEAD~3 --bad HEAD
+	echo "$stderr"
+	printf '%s\n' "$output"
+	[ "$status" -eq 3 ]
+	[[ "$stderr" == *"kbranch: inconclusive: the first bad commit is one of "*"${before:0:12}"*", which git bisect could not split: the steps between were skipped ("*"${bug:0:12}: builtin: flaky: one boot of 6 failed"* ]]
+	[[ "$stderr" == *"${bug:0:12}"*", which git bisect could not split"* ]]
+	report=${lines[-1]}
+	grep -q "^status: stopped at step [0-9]*, .*: inconclusive: the first bad commit is one of " "$report"
+	[ ! -e "$(dirname "$report")/regression.eml" ]
+	[ ! -e "$(git -C "$tree" rev-parse --absolute-git-dir)/BISECT_START" ]
 }
 
 # The mail of a confirmed culprit, read back field by field as a mail

@@ -70,7 +70,9 @@
 # when a culprit is named and its revert passed, 3 when one is named but
 # its revert did not confirm it (failed, or could not run) or it is
 # suspect: inconclusive, the culprit is git bisect's answer, not a
-# confirmed one; 1 when an end
+# confirmed one; 3 too when the steps left could not be judged (flaky or
+# untestable: skipped), with the commits git bisect could not split; 1
+# when an end
 # is wrong or none could be named,
 # 128 for bad input (one line, nothing built: not a kernel config, A not
 # an ancestor of B or the same commit, a test script missing, not
@@ -638,12 +640,15 @@ bisect_steps() {
 	KB_BISECT_CULPRIT=$(bisect_first_bad "$out")
 	while [ -z "$KB_BISECT_CULPRIT" ]; do
 		if grep -q "only 'skip'ped commits left" <<<"$out"; then
-			bisect_give_up "only skipped commits are left: the first $KB_BISECT_NEW_TERM commit is one of them ($(tr '\n' ' ' <<<"$out"))"
+			bisect_unsplit "$out"
 		fi
 		bisect_test_head "$n" step
 		bisect_stop_unless_verdict
 		case $KB_CODE in
-		125) out=$(tgit bisect skip 2>&1) ;;
+		# git bisect skip exits 2 when only skipped commits are left: an
+		# answer, read above on the next turn.
+		125) out=$(tgit bisect skip 2>&1) || grep -q "only 'skip'ped commits left" <<<"$out" ||
+			bisect_give_up "git bisect skip failed: $(tr '\n' ' ' <<<"$out")" ;;
 		"$KB_BISECT_NEW_CODE") out=$(tgit bisect "$KB_BISECT_NEW_TERM" 2>&1) ;;
 		*) out=$(tgit bisect "$KB_BISECT_OLD_TERM" 2>&1) ;;
 		esac
@@ -651,6 +656,16 @@ bisect_steps() {
 		n=$((n + 1))
 		KB_BISECT_CULPRIT=$(bisect_first_bad "$out")
 	done
+}
+
+# git bisect's answer $1 when the steps left could not be judged (each a
+# skip: flaky, or untestable): inconclusive, 3, with the commits it could
+# not split and why each step was skipped.
+bisect_unsplit() {
+	local range skipped
+	range=$(grep -oE '^[0-9a-f]{40}$' <<<"$1" | cut -c1-12 | tr '\n' ' ')
+	skipped=$(awk -F'\t' '$4 == 125 { printf "%s%s: %s", sep, substr($3, 1, 12), $14; sep = "; " }' "$KB_BISECT_DIR/steps")
+	bisect_stopped "inconclusive: the first $KB_BISECT_NEW_TERM commit is one of ${range% }, which git bisect could not split: the steps between were skipped ($skipped); --retest with more --repeat" 3
 }
 
 # The culprit's sha from git bisect's words; nothing when not named yet.
