@@ -139,11 +139,23 @@ signal_during_config() {
 		grep -q 'minimal: config (' "$host/run.err" && break
 		sleep 0.1
 	done
+	RUN_STOP_SECONDS=$SECONDS
 	kill "-$signal" "$pid"
+	# How long the run took to stop: the stage's make (sleep 317) stopped
+	# with it, not waited for.  Past 30 s, it is killed, and so is make.
+	for _ in $(seq 1 300); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	RUN_STOP_SECONDS=$((SECONDS - RUN_STOP_SECONDS))
+	if kill -0 "$pid" 2>/dev/null; then
+		kill -KILL -- "-$pid"
+		pkill -f 'sleep 317' || true
+	fi
 	RUN_STATUS=0
 	wait "$pid" || RUN_STATUS=$?
 	RUN_ERR=$(cat "$host/run.err")
-	echo "exit $RUN_STATUS: $RUN_ERR"
+	echo "exit $RUN_STATUS after ${RUN_STOP_SECONDS}s: $RUN_ERR"
 }
 
 @test "run: SIGTERM during a stage is 143 and SIGINT 130, one line, no verdict, the stage's make gone" {
@@ -152,8 +164,10 @@ signal_during_config() {
 	[ "$(grep -v '^\[ *[0-9]*s\] ' <<<"$RUN_ERR")" = "bisect-tests: interrupted: no verdict for this commit" ]
 	[ ! -s "$host/run.out" ]
 	[ -z "$(pgrep -f "sleep 317" || true)" ]
+	[ "$RUN_STOP_SECONDS" -lt 30 ]
 	signal_during_config INT
 	[ "$RUN_STATUS" -eq 130 ]
+	[ "$RUN_STOP_SECONDS" -lt 30 ]
 	[ "$(grep -v '^\[ *[0-9]*s\] ' <<<"$RUN_ERR")" = "bisect-tests: interrupted: no verdict for this commit" ]
 	[ ! -s "$host/run.out" ]
 }

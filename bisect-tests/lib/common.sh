@@ -44,25 +44,46 @@ logged() {
 # wait reads, set -e holds in it.  INT and TERM end the job as they end
 # the run (130, 143); its die_setup (128) ends the run too.  BT_JOB_PID
 # names the running job, which run's interrupted stops before the run
-# dies: a signal sent to the run alone would leave it (make, QEMU) going.
+# dies (job_interrupt): a signal sent to the run alone would leave it
+# (make, QEMU) going.  The job is a process group of its own (set -m), so
+# that it is stopped as one, and its processes do not ignore SIGINT as a
+# shell's background commands do without job control; SIGTTOU ignored, it
+# still writes its progress to a terminal set to stop background writers.
 job_status() {
 	JOB_STATUS=0
-	(trap 'exit 130' INT; trap 'exit 143' TERM; "$@") &
+	set -m
+	(trap 'exit 130' INT; trap 'exit 143' TERM; trap '' TTOU; "$@") &
 	BT_JOB_PID=$!
+	set +m
 	wait "$BT_JOB_PID" || JOB_STATUS=$?
 	BT_JOB_PID=
 	[ "$JOB_STATUS" != 128 ] || exit 128
 }
 
-# Send signal $1 to process $2 and everything under it, the deepest
-# first: a parent killed first would hand its children to init, out of
-# reach.
-job_tree_kill() {
-	local signal=$1 pid=$2 child
-	for child in $(pgrep -P "$pid" || true); do
-		job_tree_kill "$signal" "$child"
+# Stop job $1 and everything under it, and wait for it: INT to each
+# process group in its tree at once (a job_status job is a group of its
+# own, and job control, on in it, gives each command it starts one).
+# make and QEMU stop on INT, and no shell in the job says "Terminated" for
+# a child a signal killed, as bash does for TERM: the run's own line is
+# the only one.  The run's own group is never signalled.
+job_interrupt() {
+	local job=$1 pids own groups group
+	pids=$(job_tree_pids "$job")
+	own=$(ps -o pgid= -p "$$" | tr -d ' ')
+	groups=$(ps -o pgid= -p "$(tr '\n' ',' <<<"$pids" | sed 's/,$//')" | tr -d ' ' | sort -u) || true
+	for group in $groups; do
+		[ "$group" = "$own" ] || kill -INT -- "-$group" 2>/dev/null || true
 	done
-	kill "-$signal" "$pid" 2>/dev/null || true
+	wait "$job" 2>/dev/null || true
+}
+
+# Process $1 and every process under it, one pid a line.
+job_tree_pids() {
+	local child
+	printf '%s\n' "$1"
+	for child in $(pgrep -P "$1" || true); do
+		job_tree_pids "$child"
+	done
 }
 
 # Per-variant directories: the build is kept between commits, the run is not.
