@@ -344,7 +344,7 @@ bisect_refused() {
 # step, its revert on the bad end is still bad, and the answer is
 # inconclusive (3).  Kept, the wrong verdict comes back on a re-run;
 # --retest boots every step again and names the bug, confirmed.
-@test "kbranch bisect: a culprit its revert does not confirm is inconclusive (3); a kept wrong verdict comes back, and --retest corrects it" {
+@test "kbranch bisect: a culprit its revert does not confirm is inconclusive (3); a kept wrong verdict comes back, and --retest corrects it, of all steps or of the one named" {
 	local lie bug report
 	fake_kbranch
 	echo once >"$tree/fs/ext4/once"
@@ -368,14 +368,25 @@ bisect_refused() {
 	[ "$status" -eq 3 ]
 	[ "${lines[0]}" = "first bad commit: $lie ext4: a step that failed once" ]
 	[[ "$stderr" == *"${lie:0:12}: the result kept for this tree, config and test: bad"* ]]
-	run --separate-stderr "$FAKE_KBRANCH" bisect --tree "$tree" --good HEAD~4 --bad HEAD --retest
+	# --retest=<the step that lied> boots that step again, and only it.
+	run --separate-stderr "$FAKE_KBRANCH" bisect --tree "$tree" --good HEAD~4 --bad HEAD --retest="${lie:0:12}"
 	echo "$stderr"
 	printf '%s\n' "$output"
 	[ "$status" -eq 0 ]
 	[ "${lines[0]}" = "first bad commit: $bug ext4: the bug" ]
 	[ "${lines[1]}" = "revert check: passed" ]
-	[[ "$stderr" != *"the result kept"* ]]
+	[[ "$stderr" != *"${lie:0:12}: the result kept"* ]]
+	[[ "$stderr" == *"(bad-end): "*": the result kept"* ]]
 	grep -qx 'status: done' "${lines[2]}"
+	# --retest boots every step again.
+	run --separate-stderr "$FAKE_KBRANCH" bisect --tree "$tree" --good HEAD~4 --bad HEAD --retest
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "first bad commit: $bug ext4: the bug" ]
+	[[ "$stderr" != *"the result kept"* ]]
+	# A name that is not a commit is bad input: one line, 128.
+	run --separate-stderr "$FAKE_KBRANCH" bisect --tree "$tree" --good HEAD~4 --bad HEAD --retest=nosuch
+	[ "$status" -eq 128 ]
+	[ "$stderr" = "kbranch: --retest=nosuch: nosuch is not a commit of $tree" ]
 }
 
 # The bug comes in, stays two commits, then a commit takes it out:

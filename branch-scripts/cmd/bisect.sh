@@ -3,7 +3,7 @@
 
 # kbranch bisect --good A --bad B [--config FILE] [--test SCRIPT]
 #                [--repeat N] [--guest busybox|debian] [--packages LIST]
-#                [--variant NAME] [--tree DIR] [--report FILE] [--retest]
+#                [--variant NAME] [--tree DIR] [--report FILE] [--retest[=A,B]]
 #                [--find-fix]
 #
 # The kernel's bisect guide (Documentation/admin-guide/verify-bugs-and-
@@ -47,7 +47,8 @@
 # the revert check.
 # --retest ignores what is kept there: every step is built and booted
 # again (a wrong verdict, an intermittent failure missed or a spurious
-# one, is not kept forever), and what it finds replaces what was kept.
+# one, is not kept forever), and what it finds replaces what was kept;
+# --retest=A,B does so for those commits alone.
 #
 # The guest is our busybox one, or with --guest debian the Debian 12
 # machine (bisect-tests/run --help): the tester's config taken to each
@@ -92,6 +93,7 @@ source "$KB_REPO/branch-scripts/lib/bisect-mail.sh"
 KB_BISECT_GOOD=''
 KB_BISECT_BAD=''
 KB_BISECT_RETEST=0
+KB_BISECT_RETEST_AT=''
 KB_BISECT_FIND_FIX=0
 KB_BISECT_TREE=''
 KB_BISECT_REPORT=''
@@ -122,6 +124,11 @@ bisect_parse() {
 		--retest | --find-fix)
 			[ "$1" = --retest ] && KB_BISECT_RETEST=1
 			[ "$1" = --find-fix ] && KB_BISECT_FIND_FIX=1
+			shift
+			continue
+			;;
+		--retest=*)
+			KB_BISECT_RETEST_AT=${1#--retest=}
 			shift
 			continue
 			;;
@@ -199,6 +206,7 @@ bisect_check_input() {
 	[ "$good" != "$bad" ] ||
 		die "--good $KB_BISECT_GOOD and --bad $KB_BISECT_BAD are the same commit, $good: nothing lies between them to bisect"
 	KB_BISECT_GOOD=$good KB_BISECT_BAD=$bad
+	KB_BISECT_RETEST_AT=$(bisect_retest_commits)
 	bisect_direction
 	if ! git -C "$KB_BISECT_TREE" merge-base --is-ancestor "$KB_BISECT_OLD" "$KB_BISECT_NEW"; then
 		die "--$KB_BISECT_OLD_END $KB_BISECT_OLD is not an ancestor of --$KB_BISECT_NEW_END $KB_BISECT_NEW${KB_BISECT_FIX_HINT}"
@@ -215,6 +223,18 @@ bisect_check_input() {
 	if [ -f "$gitdir/BISECT_START" ]; then
 		die "$KB_BISECT_TREE has a git bisect in progress; 'git bisect reset' there first"
 	fi
+}
+
+# The commits --retest=A,B names, as full hashes, comma-separated; a name
+# that is not a commit of the tree is bad input.
+bisect_retest_commits() {
+	local name sha out=''
+	for name in ${KB_BISECT_RETEST_AT//,/ }; do
+		sha=$(git -C "$KB_BISECT_TREE" rev-parse -q --verify "$name^{commit}") ||
+			die "--retest=$KB_BISECT_RETEST_AT: $name is not a commit of $KB_BISECT_TREE"
+		out+=${out:+,}$sha
+	done
+	printf '%s\n' "$out"
 }
 
 # --packages with an empty name (a comma first, last or doubled), refused
@@ -375,15 +395,19 @@ bisect_key() {
 	} | sha256sum | cut -c1-24
 }
 
-# Whether a step in role $1 may reuse a kept result: "yes" or "no".  The
-# revert check never does, so that it boots something new; with --retest
-# no step does.
+# Whether a step in role $1 at commit $2 may reuse a kept result: "yes"
+# or "no".  The revert check never does, so that it boots something new;
+# with --retest no step does, with --retest=A,B only those commits' do not.
 bisect_reuses() {
-	if [ "$KB_BISECT_RETEST" = 1 ] || [ "$1" = revert ]; then
+	local role=$1 commit=$2 named
+	if [ "$KB_BISECT_RETEST" = 1 ] || [ "$role" = revert ]; then
 		echo no
-	else
-		echo yes
+		return 0
 	fi
+	for named in ${KB_BISECT_RETEST_AT//,/ }; do
+		[ "$named" != "$commit" ] || { echo no; return 0; }
+	done
+	echo yes
 }
 
 # Test HEAD of the tree as step $1 in role $2; sets KB_CODE and records
@@ -397,7 +421,7 @@ bisect_test_head() {
 	cache=$KBRANCH_WORK/bisect/cache/$key
 	log=$KB_BISECT_DIR/logs/$n-$role-${commit:0:12}.log
 	KB_LAST_LOG=$log
-	reuse=$(bisect_reuses "$role")
+	reuse=$(bisect_reuses "$role" "$commit")
 	if [ -f "$cache/result" ] && [ "$reuse" = yes ]; then
 		cp "$cache/log" "$log"
 		code=$(cat "$cache/code")
