@@ -671,7 +671,8 @@ bisect_steps() {
 		case $KB_CODE in
 		# git bisect skip exits 2 when only skipped commits are left: an
 		# answer, read above on the next turn.
-		125) out=$(tgit bisect skip 2>&1) || grep -q "only 'skip'ped commits left" <<<"$out" ||
+		125) out=$(git -C "$KB_BISECT_TREE" "${KB_BISECT_IDENTITY[@]}" bisect skip 2>&1) ||
+			grep -q "only 'skip'ped commits left" <<<"$out" ||
 			bisect_give_up "git bisect skip failed: $(tr '\n' ' ' <<<"$out")" ;;
 		"$KB_BISECT_NEW_CODE") out=$(tgit bisect "$KB_BISECT_NEW_TERM" 2>&1) ;;
 		*) out=$(tgit bisect "$KB_BISECT_OLD_TERM" 2>&1) ;;

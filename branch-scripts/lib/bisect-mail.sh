@@ -21,8 +21,9 @@ bisect_suspect() {
 		echo "it touches only defconfigs"
 	elif [ "$(grep -cE '^arch/[^/]+/' <<<"$files")" = "$n" ] && [ "$(grep -c '^arch/x86/' <<<"$files")" = 0 ]; then
 		echo "it touches only other architectures than x86"
-	elif [ "$(bisect_comments_only "$culprit" "$files")" = yes ]; then
-		echo "it changes only comments"
+	else
+		n=$(bisect_comments_only "$culprit" "$files")
+		[ "$n" != yes ] || echo "it changes only comments"
 	fi
 }
 
@@ -83,7 +84,7 @@ bisect_recipients() {
 		maintainer* | "supporter"*) KB_MAIL_TO+=("$who") ;;
 		*) KB_MAIL_CC+=("$who") ;;
 		esac
-	done < <(tgit format-patch -1 --stdout "$culprit" |
+	done < <(git -C "$KB_BISECT_TREE" format-patch -1 --stdout "$culprit" |
 		(cd "$KB_BISECT_TREE" && scripts/get_maintainer.pl --rolestats --no-git --no-git-fallback 2>/dev/null) |
 		grep ' (' || true)
 }
