@@ -109,7 +109,7 @@ bisect_refused() {
 	# The usage is the header's block that starts "kbranch bisect --good",
 	# its lines joined.
 	usage=$(sed -n '/^kbranch bisect --good/,/^$/p' <<<"$output" | tr -s ' \n' ' ' | sed 's/ $//')
-	[[ "$usage" == 'kbranch bisect --good A --bad B '*' [--report FILE] [--retest] [--find-fix]' ]]
+	[[ "$usage" == 'kbranch bisect --good A --bad B '*' [--report FILE] [--retest[=A,B]] [--find-fix]' ]]
 	run --separate-stderr "$KBRANCH" bisect -h
 	[ "$status" -eq 0 ]
 	[ "$output" = "$reference" ]
