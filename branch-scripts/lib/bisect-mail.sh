@@ -96,7 +96,8 @@ bisect_recipients() {
 # reproducer.
 bisect_bad_end_output() {
 	local consoles=$1 console
-	console=$(find "$consoles" \( -name report.txt -o -name '*.console' -o -name console.log \) 2>/dev/null | sort | head -n 1 || true)
+	[ -d "$consoles" ] || { echo "(no console was kept)"; return 0; }
+	console=$(find "$consoles" \( -name report.txt -o -name '*.console' -o -name console.log \) 2>/dev/null | sort | sed -n 1p)
 	[ -n "$console" ] || { echo "(no console was kept)"; return 0; }
 	case $console in
 	*/report.txt) cat "$console" ;;
