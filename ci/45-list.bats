@@ -475,6 +475,7 @@ received_count() {
 }
 
 @test "a list that refuses a message half way: one line naming it and why; --resend sends only the rest, recorded once the archive has it all" {
+	[ "${KBRANCH_CI_FULL:-0}" = 1 ] || skip "a send refused half way and resent, about 2 minutes, past what CI's 90 minutes leave on a slow day (KBRANCH_CI_FULL=1 runs it)"
 	local msgid m rev
 	# Two past the series' own: the next one went out in the test above.
 	rev=$(sed -n 's/^# revision: //p' "$REPO/series.txt")
