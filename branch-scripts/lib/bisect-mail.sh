@@ -9,7 +9,7 @@
 # words, or nothing when it can: a merge, or a change only to
 # documentation, to defconfigs, to other architectures, or to comments.
 bisect_suspect() {
-	local culprit=$1 parents files n
+	local culprit=$1 parents files n comments
 	parents=$(tgit rev-list --parents -n 1 "$culprit" | wc -w)
 	[ "$parents" -le 2 ] || { echo "it is a merge"; return 0; }
 	files=$(tgit diff --name-only "$culprit^" "$culprit")
@@ -22,8 +22,8 @@ bisect_suspect() {
 	elif [ "$(grep -cE '^arch/[^/]+/' <<<"$files")" = "$n" ] && [ "$(grep -c '^arch/x86/' <<<"$files")" = 0 ]; then
 		echo "it touches only other architectures than x86"
 	else
-		n=$(bisect_comments_only "$culprit" "$files")
-		[ "$n" != yes ] || echo "it changes only comments"
+		comments=$(bisect_comments_only "$culprit" "$files")
+		[ "$comments" != yes ] || echo "it changes only comments"
 	fi
 }
 
