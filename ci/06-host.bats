@@ -126,21 +126,28 @@ earlier_run() {
 # bisect-tests/run in the tree, in the background, with a stand-in make
 # that blocks until killed (so the config stage's job waits on it, as a
 # build does) and everything else the machine's: signal $1 once the
-# config stage is under way.  RUN_STATUS, RUN_ERR: its exit status and stderr.
+# config stage is under way, to the run alone or, with $2 "group", to its
+# whole process group.  RUN_STATUS, RUN_ERR: its exit status and stderr;
+# RUN_PID: its pid, its session's id too.
 signal_during_config() {
-	local signal=$1 bin=$host/bin pid
+	local signal=$1 target=${2:-run} bin=$host/bin pid
 	mkdir -p "$bin"
 	printf '#!/bin/sh\ncase "$*" in *--version*) echo "GNU Make 4.3" ;; *) exec sleep 317 ;; esac\n' >"$bin/make"
 	chmod +x "$bin/make"
 	(cd "$tree" && exec setsid env --default-signal=INT PATH="$bin:$PATH" KBRANCH_WORK="$host/work" \
 		"$REPO/bisect-tests/run" --variant minimal) >"$host/run.out" 2>"$host/run.err" &
 	pid=$!
+	RUN_PID=$pid
 	for _ in $(seq 1 100); do
-		grep -q 'minimal: config (' "$host/run.err" && break
+		grep -q 'minimal: config (' "$host/run.err" && pgrep -s "$pid" -f 'sleep 317' >/dev/null && break
 		sleep 0.1
 	done
 	RUN_STOP_SECONDS=$SECONDS
-	kill "-$signal" "$pid"
+	if [ "$target" = group ]; then
+		kill "-$signal" -- "-$pid"
+	else
+		kill "-$signal" "$pid"
+	fi
 	# How long the run took to stop: the stage's make (sleep 317) stopped
 	# with it, not waited for.  Past 30 s, it is killed, and so is make.
 	for _ in $(seq 1 300); do
@@ -150,7 +157,7 @@ signal_during_config() {
 	RUN_STOP_SECONDS=$((SECONDS - RUN_STOP_SECONDS))
 	if kill -0 "$pid" 2>/dev/null; then
 		kill -KILL -- "-$pid"
-		pkill -f 'sleep 317' || true
+		pkill -KILL -s "$pid" || true
 	fi
 	RUN_STATUS=0
 	wait "$pid" || RUN_STATUS=$?
@@ -158,16 +165,38 @@ signal_during_config() {
 	echo "exit $RUN_STATUS after ${RUN_STOP_SECONDS}s: $RUN_ERR"
 }
 
+# The processes of session $1 still running (a zombie is not), one a line.
+session_left() {
+	ps -o pid=,stat=,args= -s "$1" | awk '$2 !~ /^Z/' || true
+}
+
 @test "run: SIGTERM during a stage is 143 and SIGINT 130, one line, no verdict, the stage's make gone" {
 	signal_during_config TERM
 	[ "$RUN_STATUS" -eq 143 ]
 	[ "$(grep -v '^\[ *[0-9]*s\] ' <<<"$RUN_ERR")" = "bisect-tests: interrupted: no verdict for this commit" ]
 	[ ! -s "$host/run.out" ]
-	[ -z "$(pgrep -f "sleep 317" || true)" ]
+	[ -z "$(session_left "$RUN_PID")" ]
 	[ "$RUN_STOP_SECONDS" -lt 30 ]
 	signal_during_config INT
 	[ "$RUN_STATUS" -eq 130 ]
 	[ "$RUN_STOP_SECONDS" -lt 30 ]
 	[ "$(grep -v '^\[ *[0-9]*s\] ' <<<"$RUN_ERR")" = "bisect-tests: interrupted: no verdict for this commit" ]
 	[ ! -s "$host/run.out" ]
+}
+
+# A kill -9 of the group (a service manager's stop, a test harness) cannot
+# be trapped: only a stage's job in the run's own group dies with it.  One
+# left running would hold the work dir's lock and build dir from the next run.
+@test "run: SIGKILL to the run's process group during a stage leaves nothing of the run behind" {
+	local left
+	signal_during_config KILL group
+	[ "$RUN_STATUS" -eq 137 ]
+	for _ in $(seq 1 50); do
+		left=$(session_left "$RUN_PID")
+		[ -n "$left" ] || break
+		sleep 0.1
+	done
+	echo "left: $left"
+	pkill -KILL -s "$RUN_PID" || true
+	[ -z "$left" ]
 }

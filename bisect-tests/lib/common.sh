@@ -45,34 +45,30 @@ logged() {
 # the run (130, 143); its die_setup (128) ends the run too.  BT_JOB_PID
 # names the running job, which run's interrupted stops before the run
 # dies (job_interrupt): a signal sent to the run alone would leave it
-# (make, QEMU) going.  The job is a process group of its own (set -m), so
-# that it is stopped as one, and its processes do not ignore SIGINT as a
-# shell's background commands do without job control; SIGTTOU ignored, it
-# still writes its progress to a terminal set to stop background writers.
+# (make, QEMU) going.  The job stays in the run's process group: a signal
+# to the group (Ctrl-C, a hangup, a kill -9 of the group) reaches every
+# process of it, and none is left holding the work dir.
 job_status() {
 	JOB_STATUS=0
-	set -m
-	(trap 'exit 130' INT; trap 'exit 143' TERM; trap '' TTOU; "$@") &
+	(trap 'exit 130' INT; trap 'exit 143' TERM; "$@") &
 	BT_JOB_PID=$!
-	set +m
 	wait "$BT_JOB_PID" || JOB_STATUS=$?
 	BT_JOB_PID=
 	[ "$JOB_STATUS" != 128 ] || exit 128
 }
 
-# Stop job $1 and everything under it, and wait for it: INT to each
-# process group in its tree at once (a job_status job is a group of its
-# own, and job control, on in it, gives each command it starts one).
-# make and QEMU stop on INT, and no shell in the job says "Terminated" for
-# a child a signal killed, as bash does for TERM: the run's own line is
-# the only one.  The run's own group is never signalled.
+# Stop job $1 and everything under it at once, and wait for it.  Each
+# process gets INT, on which make and QEMU stop and after which no shell
+# says "Terminated" (bash does for a child TERM killed: the run's own line
+# must be the only one); a process that ignores INT, as a shell's
+# background commands do (SIGINT, bit 2 of SigIgn), gets TERM.
 job_interrupt() {
-	local job=$1 pids own groups group
-	pids=$(job_tree_pids "$job")
-	own=$(ps -o pgid= -p "$$" | tr -d ' ')
-	groups=$(ps -o pgid= -p "$(tr '\n' ',' <<<"$pids" | sed 's/,$//')" | tr -d ' ' | sort -u) || true
-	for group in $groups; do
-		[ "$group" = "$own" ] || kill -INT -- "-$group" 2>/dev/null || true
+	local job=$1 pid mask signal
+	for pid in $(job_tree_pids "$job"); do
+		mask=$(sed -n 's/^SigIgn:[[:space:]]*//p' "/proc/$pid/status" 2>/dev/null || true)
+		signal=INT
+		[ -z "$mask" ] || [ "$((16#$mask & 2))" = 0 ] || signal=TERM
+		kill "-$signal" "$pid" 2>/dev/null || true
 	done
 	wait "$job" 2>/dev/null || true
 }
