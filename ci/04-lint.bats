@@ -935,3 +935,33 @@ FINE
 	[ "$status" -eq 0 ]
 	[ -z "$output" ]
 }
+
+# Functions defined at the top level of files $@ (one program) more than
+# once: the definition sourced last silently replaces the others, and a
+# caller meant for one runs the other.  One "name: file file..." line each.
+defined_twice() {
+	awk 'match($0, /^[A-Za-z_][A-Za-z0-9_]*\(\) *\{/) {
+		name = substr($0, 1, index($0, "(") - 1); where[name] = where[name] " " FILENAME; n[name]++
+	} END { for (name in n) if (n[name] > 1) print name ":" where[name] }' "$@" | sort
+}
+
+@test "lint: no program defines a function twice, where the one sourced last would replace the other unseen" {
+	cd "$REPO"
+	# The control: a name defined in two files is found, with both.
+	printf 'twice() {\n\t:\n}\nonce() {\n\t:\n}\n' >"$BATS_TEST_TMPDIR/a.sh"
+	printf 'twice() {\n\t:\n}\n' >"$BATS_TEST_TMPDIR/b.sh"
+	[ "$(defined_twice "$BATS_TEST_TMPDIR/a.sh" "$BATS_TEST_TMPDIR/b.sh")" = "twice: $BATS_TEST_TMPDIR/a.sh $BATS_TEST_TMPDIR/b.sh" ]
+	run defined_twice bisect-tests/run bisect-tests/lib/*.sh
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	# kbranch sources one subcommand's file at a time.
+	local cmd
+	for cmd in branch-scripts/cmd/*.sh; do
+		run defined_twice branch-scripts/kbranch branch-scripts/lib/*.sh bisect-tests/lib/compiler.sh \
+			bisect-tests/lib/compat.sh bisect-tests/lib/registry.sh "$cmd"
+		echo "$cmd: $output"
+		[ "$status" -eq 0 ]
+		[ -z "$output" ]
+	done
+}

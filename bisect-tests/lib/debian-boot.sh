@@ -692,7 +692,7 @@ debian_seen_line() {
 
 # --- the stage ---------------------------------------------------------------
 
-debian_check_tools() {
+debian_boot_tools_check() {
 	local tool
 	[ "$(id -u)" -eq 0 ] || die_setup "the debian variants need root (mmdebstrap, chroot, unshare -m)"
 	for tool in mmdebstrap chroot unshare tune2fs cp; do
@@ -803,7 +803,7 @@ debian_show_reference() {
 # stage_boot_checks for kind debian: sets BOOT and CHECKS.
 debian_stage_boot_checks() {
 	local v=$1 scen machine runs_tester
-	debian_check_tools
+	debian_boot_tools_check
 	# Once per run, in this shell: the machines copy it.
 	debian_image_dir >/dev/null
 	runs_tester=$(debian_runs_tester "$v")

@@ -344,7 +344,7 @@ debian_lock() {
 	flock "$DEBIAN_LOCK_FD"
 }
 
-debian_check_tools() {
+debian_image_tools_check() {
 	[ "$(id -u)" -eq 0 ] || debian_die "needs root (mmdebstrap's root mode, chroot)"
 	command -v mmdebstrap >/dev/null || debian_die "mmdebstrap is missing (apt-get install mmdebstrap)"
 	command -v mke2fs >/dev/null || debian_die "mke2fs is missing (apt-get install e2fsprogs)"
@@ -383,7 +383,7 @@ debian_resolve_list() {
 # Print the image's directory, made first unless the cache has it.
 debian_image() {
 	local names resolved dir ready
-	debian_check_tools
+	debian_image_tools_check
 	debian_resolve_list
 	names=$DEBIAN_NAMES
 	resolved=$DEBIAN_RESOLVED
