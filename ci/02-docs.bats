@@ -142,3 +142,28 @@ names_set() {
 		done <<<"$names"
 	done
 }
+
+# Lines of files $@ that date themselves: a calendar date, a commit hash
+# (7 to 40 hex digits with a letter and a digit), or an issue of a tracker
+# the repository's reader does not have.  "file:line: text" each.
+dated_lines() {
+	grep -nHP '\b20\d\d-[01]\d-[0-3]\d\b|\b[Ii]ssues? #?\d+|\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,40}\b' "$@" || true
+}
+
+@test "reference docs and the product code's comments say what is true now: no date, commit hash or issue number" {
+	printf 'measured on 2026-12-06\nfixed by 6c13e61\nas issue 29 asked\na deadbeef is not a hash, nor 1234567\n' >"$BATS_TEST_TMPDIR/dated.md"
+	run dated_lines "$BATS_TEST_TMPDIR/dated.md"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(cut -d: -f2 <<<"$output" | tr '\n' ' ')" = "1 2 3 " ]
+	cd "$REPO"
+	run dated_lines README.md docs/*.md bisect-tests/README cover-letter.txt
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	# In the product's code, its comments (its data may hold hex: UUIDs).
+	run dated_lines branch-scripts/kbranch branch-scripts/cmd/*.sh branch-scripts/lib/*.sh bisect-tests/run bisect-tests/lib/*.sh
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ -z "$(grep -E '^[^:]+:[0-9]+:[[:space:]]*#' <<<"$output" || true)" ]
+}

@@ -97,7 +97,7 @@ shapes_tap() {
 			grep -q "^# $way: - $line: [0-9]* of [0-9]* seeds lose it, against what the packaged tree makes of their packaged form" <<<"$output"
 		done
 	done
-	# Issue 29's own example is one of them: seed 200's minimal form is
+	# The example that showed the defect is one of them: seed 200's minimal form is
 	# CONFIG_EXT3_FS=y and CONFIG_EXT4DEV_FS_POSIX_ACL=y, without EXT4DEV_FS.
 	shapes=$KBRANCH_WORK/carry/minimal/shapes
 	grep -qx 'CONFIG_EXT3_FS=y' "$shapes/base/minimal/200"
