@@ -469,6 +469,13 @@ bisect_refused() {
 	grep -qxF "regression report, ready to send: $mail (To/Cc: get_maintainer.pl; From: Tess Ter <tess@example.org>)" "${lines[2]}"
 	fields=$(mail_fields "$mail")
 	echo "$fields"
+	# Sent as kernel mail is: every part 8bit, never quoted-printable's
+	# "=" at the ends of lines; its prose filled to 72 columns.
+	# A file on disk: LF line ends, as git send-email and mail clients read.
+	[ "$(grep -c $'\r' "$mail" || true)" = 0 ]
+	[ "$(grep -ic '^Content-Transfer-Encoding: 8bit$' "$mail")" -eq 3 ]
+	[ "$(grep -ic '^Content-Transfer-Encoding:' "$mail")" -eq 3 ]
+	[ -z "$(sed -n '/^Hello,$/,/^  commit /p' "$mail" | awk 'length > 72')" ]
 	grep -qxF 'From: Tess Ter <tess@example.org>' <<<"$fields"
 	grep -qxF 'To: t <t@t>, Ted Maint <ted@example.org>' <<<"$fields"
 	grep -qxF 'Cc: regressions@lists.linux.dev, Rae View <rae@example.org>, linux-ext4@vger.kernel.org' <<<"$fields"
@@ -626,4 +633,27 @@ HOOK
 	[ "$(ps -o pgid= -p "$pid" | tr -d ' ')" = "$pid" ]
 	kill -TERM -- "-$pid"
 	stopped_by_term
+}
+
+# The way a tester posts that report to the local list (ci/31-bisect.bats
+# sends a real one through it): bad input is one line and sends nothing.
+@test "kbranch list send refuses, in one line and sending nothing, a missing file, a file with no Message-ID or no From, and any mail when no list runs" {
+	local mail=$BATS_TEST_TMPDIR/report.eml work=$BATS_TEST_TMPDIR/work
+	mkdir -p "$work"
+	printf 'From: Tess Ter <tess@example.org>\nTo: ted@example.org\nMessage-ID: <1@t>\nSubject: s\n\nbody\n' >"$mail"
+	grep -v '^Message-ID' "$mail" >"$BATS_TEST_TMPDIR/noid.eml"
+	grep -v '^From' "$mail" >"$BATS_TEST_TMPDIR/nofrom.eml"
+	run --separate-stderr env KBRANCH_WORK="$work" KBRANCH_LIST_SMTP_PORT=2699 "$KBRANCH" list send "$mail" "$BATS_TEST_TMPDIR/none.eml"
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "kbranch: list send: $BATS_TEST_TMPDIR/none.eml: no such file: nothing sent" ]
+	run --separate-stderr env KBRANCH_WORK="$work" KBRANCH_LIST_SMTP_PORT=2699 "$KBRANCH" list send "$mail" "$BATS_TEST_TMPDIR/noid.eml"
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "kbranch: list send: $BATS_TEST_TMPDIR/noid.eml has no Message-ID: nothing sent" ]
+	run --separate-stderr env KBRANCH_WORK="$work" KBRANCH_LIST_SMTP_PORT=2699 "$KBRANCH" list send "$BATS_TEST_TMPDIR/nofrom.eml"
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "kbranch: list send: $BATS_TEST_TMPDIR/nofrom.eml has no From: nothing sent" ]
+	run --separate-stderr env KBRANCH_WORK="$work" KBRANCH_LIST_SMTP_PORT=2699 "$KBRANCH" list send "$mail"
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "kbranch: list send: no list on 127.0.0.1:2699 ('kbranch list start'): nothing sent" ]
+	[ -z "$(ls -A "$work")" ]
 }

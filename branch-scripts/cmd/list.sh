@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# summary: a mailing list on 127.0.0.1 for review: start|stop|status an exim4 of our own (SMTP, every recipient delivered to the list) into a public-inbox archive served by public-inbox-httpd
+# summary: a mailing list on 127.0.0.1 for review: start|stop|status an exim4 of our own (SMTP, every recipient delivered to the list) into a public-inbox archive served by public-inbox-httpd; send MESSAGE.eml... posts prepared mail to it
 
 # A private exim4, not the system's: its own config, spool, log and pid
 # file under $KBRANCH_WORK/list, an unprivileged port on 127.0.0.1, and no
@@ -318,6 +318,38 @@ require_list_tools() {
 	done
 }
 
+# Post prepared messages $@ (a regression report kbranch bisect wrote, a
+# reply) to the running list, each to its own To and Cc, from its own
+# From, as a mail client would send it; print where the archive has each.
+# Every message is checked before the first is sent: a bad one sends none.
+list_send() {
+	local port state msg id from ids=() log
+	[ "$#" -gt 0 ] || die "usage: kbranch list send MESSAGE.eml..."
+	for msg in "$@"; do
+		[ -f "$msg" ] || die "list send: $msg: no such file: nothing sent"
+		[ -r "$msg" ] || die "list send: $msg cannot be read: nothing sent"
+		# Any file parses as a mail; one without these headers is not one.
+		id=$(message_id "$msg")
+		from=$(message_sender "$msg")
+		[ -n "$id" ] || die "list send: $msg has no Message-ID: nothing sent"
+		[ -n "$from" ] || die "list send: $msg has no From: nothing sent"
+		ids+=("$id")
+	done
+	port=$(list_smtp_port)
+	state=$(port_state "$port")
+	[ "$state" = taken ] || die "list send: no list on 127.0.0.1:$port ('kbranch list start'): nothing sent"
+	log=$(list_dir)/send.log
+	for msg in "$@"; do
+		from=$(message_sender "$msg")
+		state=$(send_message "$msg" "$port" "$log" "$from")
+		[ "$state" = sent ] || die "list send: the list refused $msg (log: $log)"
+	done
+	list_settle
+	for id in "${ids[@]}"; do
+		printf '%s%s/\n' "$(list_url)" "$id"
+	done
+}
+
 run() {
 	# shellcheck source=branch-scripts/lib/list.sh
 	. "$KB_REPO/branch-scripts/lib/list.sh"
@@ -346,6 +378,10 @@ run() {
 		stop_pidfile "$dir/exim.pid" exim4
 		;;
 	status) list_status "$dir" ;;
-	*) die "usage: kbranch list start|stop|status" ;;
+	send)
+		shift
+		list_send "$@"
+		;;
+	*) die "usage: kbranch list start|stop|status|send MESSAGE.eml..." ;;
 	esac
 }

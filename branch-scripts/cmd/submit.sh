@@ -289,39 +289,6 @@ write_thread() {
 # send does (b4 prep --manual-reroll: the sent/ tag and the message-id in
 # the series' history), reading the cover letter back from the archive.
 
-# The To and Cc addresses of a message, one per line.
-message_recipients() {
-	python3 -c 'import sys, email, email.utils
-msg = email.message_from_binary_file(open(sys.argv[1], "rb"))
-for _, addr in email.utils.getaddresses(msg.get_all("to", []) + msg.get_all("cc", [])):
-    print(addr)' "$1"
-}
-
-message_id() {
-	python3 -c 'import sys, email
-msg = email.message_from_binary_file(open(sys.argv[1], "rb"))
-print(msg["message-id"].strip().strip("<>"))' "$1"
-}
-
-# Sends message $1 to the list on port $2; its words (and curl's) go to
-# log $3; prints "sent" or "refused".  Whether it was refused is curl's
-# status, tested here, not this function's: set -e holds in it.
-send_message() {
-	local msg=$1 port=$2 log=$3 args=() rcpt
-	while read -r rcpt; do
-		args+=(--mail-rcpt "$rcpt")
-	done < <(message_recipients "$msg" 2>>"$log")
-	if [ "${#args[@]}" -eq 0 ]; then
-		echo "$msg has no To or Cc" >>"$log"
-		echo refused
-	elif curl -sS --crlf --max-time 60 --url "smtp://127.0.0.1:$port/kbranch.localhost" \
-		--mail-from "$RUNNER_EMAIL" "${args[@]}" --upload-file "$msg" >>"$log" 2>&1; then
-		echo sent
-	else
-		echo refused
-	fi
-}
-
 # The messages of the thread that the list accepted, one file name a line:
 # a resend after a refusal half way sends only the rest, so the list sees
 # every message once.
@@ -342,7 +309,7 @@ send_thread() {
 		if grep -qxF "$(basename "$m")" "$accepted" 2>/dev/null; then
 			step "$(basename "$m"): accepted by the list before, not sent again"
 		else
-			state=$(send_message "$m" "$port" "$log")
+			state=$(send_message "$m" "$port" "$log" "$RUNNER_EMAIL")
 			[ "$state" = sent ] ||
 				die "the list refused $(basename "$m") after $n of ${#messages[@]} messages ($(tail -n 1 "$log")): the thread is kept in $out ('kbranch submit --resend' sends the rest)"
 			basename "$m" >>"$accepted"

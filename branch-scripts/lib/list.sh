@@ -134,3 +134,46 @@ list_settle() {
 	done
 	die "public-inbox-httpd did not answer after its worker restarted (log: $(list_dir)/log/httpd.err)"
 }
+
+# The To and Cc addresses of a message, one per line.
+message_recipients() {
+	python3 -c 'import sys, email, email.utils
+msg = email.message_from_binary_file(open(sys.argv[1], "rb"))
+for _, addr in email.utils.getaddresses(msg.get_all("to", []) + msg.get_all("cc", [])):
+    print(addr)' "$1"
+}
+
+message_id() {
+	python3 -c 'import sys, email
+msg = email.message_from_binary_file(open(sys.argv[1], "rb"))
+print((msg["message-id"] or "").strip().strip("<>"))' "$1"
+}
+
+# The address of a message's From, or nothing when it has none.
+message_sender() {
+	python3 -c 'import sys, email, email.utils
+msg = email.message_from_binary_file(open(sys.argv[1], "rb"))
+print(email.utils.parseaddr(msg.get("from", ""))[1])' "$1"
+}
+
+# Sends message $1 to the list on port $2, from envelope sender $4; its
+# words (and curl's) go to log $3; prints "sent" or "refused".  Whether
+# it was refused is curl's status, tested here, not this function's: set
+# -e holds in it.
+send_message() {
+	local msg=$1 port=$2 log=$3 from=$4 args=() rcpt
+	while read -r rcpt; do
+		args+=(--mail-rcpt "$rcpt")
+	done < <(message_recipients "$msg" 2>>"$log")
+	if [ "${#args[@]}" -eq 0 ]; then
+		echo "$msg has no To or Cc" >>"$log"
+		echo refused
+	# curl --crlf makes each LF a CRLF: a file whose lines end in CRLF
+	# already is read with LF ends, or each line would gain a blank one.
+	elif sed 's/\r$//' "$msg" | curl -sS --crlf --max-time 60 --url "smtp://127.0.0.1:$port/kbranch.localhost" \
+		--mail-from "$from" "${args[@]}" --upload-file - >>"$log" 2>&1; then
+		echo sent
+	else
+		echo refused
+	fi
+}
