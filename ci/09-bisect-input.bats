@@ -63,8 +63,9 @@ fi
 # Each run's commit, when asked; a spurious failure at $FAKE_RUN_LIE_AT.
 [ -z "${FAKE_RUN_LOG:-}" ] || git rev-parse HEAD >>"$FAKE_RUN_LOG"
 rdir=$KBRANCH_WORK/fake-run
-mkdir -p "$rdir" "$KBRANCH_WORK/build/builtin/include/config"
-echo "6.1.0-g$(git rev-parse --short=12 HEAD)" >"$KBRANCH_WORK/build/builtin/include/config/kernel.release"
+mkdir -p "$rdir"
+# The release is only in the RESULT line, as run reports it.
+release="release=6.1.0-g$(git rev-parse --short=12 HEAD)"
 printf 'CONFIG_EXT4_FS=y\n' >"$rdir/config"
 if [[ " ${FAKE_RUN_FLAKY_AT:-} " == *" $(git rev-parse HEAD) "* ]]; then
 	echo "bisect-tests: builtin: flaky: one boot of 6 failed"
@@ -74,11 +75,11 @@ fi
 if [ -e fs/ext4/bug ] || [ "$(git rev-parse HEAD)" = "${FAKE_RUN_LIE_AT:-}" ] ||
 	{ [ -n "${FAKE_RUN_BAD_WORD:-}" ] && git grep -q "$FAKE_RUN_BAD_WORD"; }; then
 	printf '[    0.5] Linux version\r\n# ext4-checks: begin\nmount: \033[31mextended attributes lost\033[0m\n[    1.2] WARNING: CPU: 0 PID: 1 at fs/ext4/xattr.c:42\n# ext4-checks: reproducer status=1\n# ext4-checks: end status=1\n' >"$rdir/console.log"
-	echo "RESULT variant=builtin build=ok boot=ok checks=fail seconds=1 verdict=bad run=$rdir config=$rdir/config"
+	echo "RESULT variant=builtin build=ok boot=ok checks=fail seconds=1 run=$rdir config=$rdir/config $release verdict=bad"
 	exit 1
 fi
 printf '# ext4-checks: begin\nmount: ok\n# ext4-checks: reproducer status=0\n' >"$rdir/console.log"
-echo "RESULT variant=builtin build=ok boot=ok checks=ok seconds=1 verdict=good run=$rdir config=$rdir/config"
+echo "RESULT variant=builtin build=ok boot=ok checks=ok seconds=1 run=$rdir config=$rdir/config $release verdict=good"
 RUN
 	chmod +x "$dest/bisect-tests/run"
 	FAKE_KBRANCH=$dest/branch-scripts/kbranch

@@ -15,8 +15,10 @@ setup_file() {
 	export KBRANCH_WORK
 	# The tester's config: builtin's, made at ext4dev-base in that era's names.
 	ktree checkout -q -f --detach ext4dev-base
-	(cd "$KTREE" && "$REPO/bisect-tests/run" --configure-only --variant builtin)
-	cp "$KBRANCH_WORK/build/builtin/.config" "$KBRANCH_CI_SCRATCH/tester-old-era.config"
+	local made
+	made=$(cd "$KTREE" && "$REPO/bisect-tests/run" --configure-only --variant builtin)
+	# The .config where run says it made it.
+	cp "$(sed -n 's/^CONFIG variant=builtin config=//p' <<<"$made")" "$KBRANCH_CI_SCRATCH/tester-old-era.config"
 	ktree checkout -q -f ext4-rename
 	grep -qx 'CONFIG_EXT4DEV_FS_POSIX_ACL=y' "$KBRANCH_CI_SCRATCH/tester-old-era.config"
 	cat >"$KBRANCH_CI_SCRATCH/acl-repro.sh" <<'EOF'

@@ -60,13 +60,15 @@ verdict_of() {
 # BT_RESULT_EXTRA, when set (lib/tester.sh), adds its fields before the
 # verdict.  Given a run dir $6, the line also says where this run's logs are, the
 # run's id (the run dir holds the last run only: its run-id file says
-# whether it is still this one's) and the .config it built.
+# whether it is still this one's), the .config it built and the release
+# its build made.
 verdict_result() {
 	local variant=$1 build=$2 boot=$3 checks=$4 seconds=$5 rdir=${6:-} verdict where=''
 	verdict=$(verdict_of "$build" "$boot" "$checks")
 	if [ -n "$rdir" ] && [ -f "$rdir/run-id" ]; then
 		where=" run=$rdir id=$(cat "$rdir/run-id")"
 		[ ! -f "$rdir/kernel.config" ] || where+=" config=$rdir/kernel.config"
+		[ ! -f "$rdir/kernel.release" ] || where+=" release=$(cat "$rdir/kernel.release")"
 	fi
 	printf 'RESULT variant=%s build=%s boot=%s checks=%s seconds=%s%s verdict=%s\n' \
 		"$variant" "$build" "$boot" "$checks" "$seconds" "$where${BT_RESULT_EXTRA:-}" "$verdict"

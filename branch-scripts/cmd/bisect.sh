@@ -414,7 +414,7 @@ bisect_reuses() {
 # the step.  A result kept under the same key is reused, built nothing
 # (bisect_reuses says when not).  A stop asked for is looked for first.
 bisect_test_head() {
-	local n=$1 role=$2 commit key cache log result code=0 compiled rdir reason=- release variant config reuse
+	local n=$1 role=$2 commit key cache log result code=0 compiled rdir reason=- release config reuse
 	bisect_stop_check
 	commit=$(tgit rev-parse HEAD)
 	key=$(bisect_key "$commit")
@@ -444,10 +444,8 @@ bisect_test_head() {
 		printf '%s\n' "$code" >"$cache.tmp.$$/code"
 		printf '%s\n' "$commit" >"$cache.tmp.$$/commit"
 		# The release this step's kernel booted as: it names the commit.
-		variant=$(bisect_field "$result" variant)
 		config=$(bisect_field "$result" config)
-		cat "$KBRANCH_WORK/build/$variant/include/config/kernel.release" \
-			>"$cache.tmp.$$/release" 2>/dev/null || echo - >"$cache.tmp.$$/release"
+		bisect_field "$result" release >"$cache.tmp.$$/release"
 		[ ! -f "$config" ] || cp "$config" "$cache.tmp.$$/config"
 		[ ! -f "$rdir/guest-added" ] || cp "$rdir/guest-added" "$cache.tmp.$$/guest-added"
 		bisect_keep_consoles "$rdir" "$cache.tmp.$$/consoles"
@@ -601,21 +599,23 @@ bisect_steps_done() {
 # nearest tested ancestor's config, against the one made from theirs
 # directly: the same, or the options that differ.
 bisect_config_steps() {
-	local head anc jumped carried hash out jumped_lines carried_lines
+	local head anc jumped carried out jumped_lines carried_lines
 	head=$(tgit rev-parse HEAD)
 	jumped=$KB_BISECT_DIR/configs/$head.config
 	[ -f "$jumped" ] && [ -n "$KB_BISECT_CONFIG" ] || return 0
 	anc=$(bisect_tested_ancestor "$head")
 	[ -n "$anc" ] || return 0
-	hash=$(sha256sum <"$KB_BISECT_DIR/configs/$anc.config" | cut -c1-12)
 	if ! out=$(cd "$KB_BISECT_TREE" && "$KB_REPO/bisect-tests/run" --config "$KB_BISECT_DIR/configs/$anc.config" \
 		"${KB_BISECT_GUEST_OPTS[@]}" --configure-only 2>&1); then
 		printf '%s from %s: could not be made: %s\n' "${head:0:12}" "${anc:0:12}" "$(tail -n 1 <<<"$out")" >>"$KB_BISECT_DIR/config-steps"
 		return 0
 	fi
-	# The tester's variant's build dir (bisect-tests/lib/tester.sh).
-	carried=$KBRANCH_WORK/build/tester-$hash/.config
-	[ "${KB_BISECT_GUEST_OPTS[*]}" != '--guest debian' ] || carried=$KBRANCH_WORK/build/tester-$hash-debian/.config
+	# The .config it made, where run says it is.
+	carried=$(sed -n 's/^CONFIG variant=[^ ]* config=//p' <<<"$out")
+	if [ ! -f "$carried" ]; then
+		printf '%s from %s: run named no .config it made\n' "${head:0:12}" "${anc:0:12}" >>"$KB_BISECT_DIR/config-steps"
+		return 0
+	fi
 	jumped_lines=$(bisect_config_lines "$jumped")
 	carried_lines=$(bisect_config_lines "$carried")
 	if [ "$jumped_lines" = "$carried_lines" ]; then

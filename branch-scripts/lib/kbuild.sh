@@ -12,7 +12,9 @@ source "$KB_REPO/bisect-tests/lib/compiler.sh"
 # bisect-tests, in work dir $2 (build dir $2/build/$1): bisect-tests/run's
 # own config pipeline, through its interface.
 bt_configure() {
-	(cd "$KTREE" && KBRANCH_WORK=$2 "$KB_REPO/bisect-tests/run" --configure-only --variant "$1")
+	# Its CONFIG line (where the .config is) is for callers that read it.
+	(cd "$KTREE" && KBRANCH_WORK=$2 "$KB_REPO/bisect-tests/run" --configure-only --variant "$1") |
+		sed '/^CONFIG variant=/d'
 }
 
 # The symbols the checked-out commit builds ext4, ACL and security from.
