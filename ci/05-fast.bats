@@ -70,6 +70,23 @@ declare_base() {
 	[ "$status" -eq 125 ]
 }
 
+# What a caller reads from a run instead of from its dirs: where its logs
+# are, the .config it built, the release its build made (none when the
+# build did not run).
+@test "verdicts: the RESULT line names the run's dir and id, the .config built and the release made, each only when there is one" {
+	local rdir=$BATS_TEST_TMPDIR/run
+	mkdir -p "$rdir"
+	echo 7 >"$rdir/run-id"
+	run verdict_result builtin fail skip skip 3 "$rdir"
+	[ "$output" = "RESULT variant=builtin build=fail boot=skip checks=skip seconds=3 run=$rdir id=7 verdict=bad" ]
+	touch "$rdir/kernel.config"
+	echo 6.1.0-g0123456789ab >"$rdir/kernel.release"
+	run verdict_result builtin ok ok ok 3 "$rdir"
+	[ "$status" -eq 0 ]
+	[ "$output" = "RESULT variant=builtin build=ok boot=ok checks=ok seconds=3 run=$rdir id=7 config=$rdir/kernel.config release=6.1.0-g0123456789ab verdict=good" ]
+	[ "$(result_field "$(result_of_run <<<"$output")" release)" = 6.1.0-g0123456789ab ]
+}
+
 @test "verdicts: one table maps each word to its exit code and TAP result, for bisect-tests and kbranch alike; no other code maps them" {
 	[ "$(verdict_exit good) $(verdict_exit bad) $(verdict_exit skip) $(verdict_exit flaky)" = "0 1 125 125" ]
 	[ "$(verdict_tap good) $(verdict_tap bad) $(verdict_tap skip) $(verdict_tap flaky)" = "ok not-ok untestable untestable" ]
