@@ -78,6 +78,7 @@ declare_base() {
 	mkdir -p "$rdir"
 	echo 7 >"$rdir/run-id"
 	run verdict_result builtin fail skip skip 3 "$rdir"
+	[ "$status" -eq 1 ]
 	[ "$output" = "RESULT variant=builtin build=fail boot=skip checks=skip seconds=3 run=$rdir id=7 verdict=bad" ]
 	touch "$rdir/kernel.config"
 	echo 6.1.0-g0123456789ab >"$rdir/kernel.release"

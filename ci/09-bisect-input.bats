@@ -318,6 +318,23 @@ bisect_refused() {
 	[ ! -e "$(git -C "$tree" rev-parse --absolute-git-dir)/BISECT_START" ]
 }
 
+# Ends that do not differ: nothing to bisect.  The tester hears which end
+# and why, in one line, with exit 1; git bisect's state is undone.
+@test "kbranch bisect: a bad end that passes is not bisected: exit 1, the end named, the report stopped at step 2, the tree put back" {
+	local tip
+	fake_kbranch
+	tcommit 'ext4: a harmless commit'
+	tcommit 'ext4: the would-be bad end'
+	tip=$(git -C "$tree" rev-parse HEAD)
+	run --separate-stderr "$FAKE_KBRANCH" bisect --tree "$tree" --good HEAD~2 --bad HEAD
+	echo "$stderr"
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"the bad end ${tip:0:12} is not bad: build, boot and test passed"* ]]
+	grep -q '^status: stopped at step 2' "${lines[-1]}"
+	[ "$(git -C "$tree" rev-parse HEAD)" = "$tip" ]
+	[ ! -e "$(git -C "$tree" rev-parse --absolute-git-dir)/BISECT_START" ]
+}
+
 # The bug in the bad end itself: its revert is the parent's tree, already
 # tested as a step, and is booted again all the same.
 @test "kbranch bisect: the revert check boots the reverted bad end even when its tree was tested before" {

@@ -142,6 +142,7 @@ sys.stdout.buffer.write(next(iter(mailbox.mbox(sys.argv[1]))).as_bytes())' "$BAT
 }
 
 @test "kbranch bisect: with our own variant's config the same bug is not seen: the bad end is not bad" {
+	[ "${KBRANCH_CI_FULL:-0}" = 1 ] || skip "a build of our own config at the bad end, about a minute, past what CI's 90 minutes leave on a slow day; the fast tier's stand-in checks the same refusal (KBRANCH_CI_FULL=1 runs it)"
 	kbisect --good ext4-rename --bad scratch-bisect
 	[ "$status" -eq 1 ]
 	[[ "$stderr" == *"the bad end $(ktree rev-parse --short=12 scratch-bisect) is not bad: build, boot and test passed"* ]]
