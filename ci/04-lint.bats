@@ -965,3 +965,26 @@ defined_twice() {
 		[ -z "$output" ]
 	done
 }
+
+# Lines of kbranch's files ($@) that spell a path of bisect-tests'
+# layout: a variant's build dir or lock (build/<variant>; build/check-*
+# are kbranch's own), a run dir, its config cache, the Debian config's
+# seed and carry dirs.  Comments aside: they may say where things are.
+layout_spelled() {
+	grep -nE '/build/[^c/"$ .]|/build/\$|/runs/|config-cache|debian/(seed|carry)' "$@" | grep -vE '^[^:]+:[0-9]+:\s*#' || true
+}
+
+@test "boundary: kbranch spells no path of bisect-tests' layout; it reads build dirs, locks and .configs from run's CONFIG line, and a run's files from its RESULT line" {
+	cd "$REPO"
+	# The control: each form is found, a comment and kbranch's own
+	# build/check-* dirs are not.
+	printf '%s\n' 'cat "$w/build/builtin/.config"' 'flock "$KBRANCH_WORK/build/$v.lock"' 'ls "$w/runs/module"' \
+		'rm -r "$w/config-cache"' 'cat "$w/debian/seed/x"' '# in build/builtin/.config' 'mkdir "$w/build/check-docs"' >"$BATS_TEST_TMPDIR/spells"
+	run layout_spelled "$BATS_TEST_TMPDIR/spells"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c . <<<"$output")" -eq 5 ]
+	run layout_spelled branch-scripts/kbranch branch-scripts/lib/*.sh branch-scripts/cmd/*.sh branch-scripts/libexec/*
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+}

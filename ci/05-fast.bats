@@ -88,6 +88,48 @@ declare_base() {
 	[ "$(result_field "$(result_of_run <<<"$output")" release)" = 6.1.0-g0123456789ab ]
 }
 
+@test "verdicts: the RESULT line counts the objects its build compiled and names the guest's additions to a tester's config, each only when there is one" {
+	local rdir=$BATS_TEST_TMPDIR/run
+	mkdir -p "$rdir"
+	echo 7 >"$rdir/run-id"
+	printf '  CC      fs/ext4/super.o\n  CC [M]  fs/ext4/inode.o\n  AS      arch/x86/entry/entry_64.o\n  LD      vmlinux\n' >"$rdir/build.log"
+	run verdict_result builtin ok ok ok 3 "$rdir"
+	[ "$status" -eq 0 ]
+	[ "$output" = "RESULT variant=builtin build=ok boot=ok checks=ok seconds=3 run=$rdir id=7 compiled=3 verdict=good" ]
+	: >"$rdir/build.log"
+	echo 'CONFIG_NET: n -> y' >"$rdir/guest-added"
+	run verdict_result builtin ok ok ok 3 "$rdir"
+	[ "$status" -eq 0 ]
+	[ "$output" = "RESULT variant=builtin build=ok boot=ok checks=ok seconds=3 run=$rdir id=7 compiled=0 guest-added=$rdir/guest-added verdict=good" ]
+}
+
+@test "verdicts: a RESULT that is no verdict on the commit names its reason, one word whose sentence both sides read from one table; good and bad name none" {
+	run verdict_result builtin skip skip skip 3
+	[ "$status" -eq 125 ]
+	[ "$output" = "RESULT variant=builtin build=skip boot=skip checks=skip seconds=3 reason=outside-series verdict=skip" ]
+	run verdict_result builtin ok ok flaky 3
+	[ "$status" -eq 125 ]
+	[ "$output" = "RESULT variant=builtin build=ok boot=ok checks=flaky seconds=3 reason=flaky verdict=flaky" ]
+	run verdict_result builtin ok ok untestable 3
+	[ "$status" -eq 125 ]
+	[ "$output" = "RESULT variant=builtin build=ok boot=ok checks=untestable seconds=3 reason=test-said-125 verdict=skip" ]
+	BT_UNTESTABLE=machine-cannot-test run verdict_result debian-ext4 ok ok untestable 3
+	[ "$status" -eq 125 ]
+	[ "$output" = "RESULT variant=debian-ext4 build=ok boot=ok checks=untestable seconds=3 reason=machine-cannot-test verdict=skip" ]
+	run verdict_result builtin ok fail flaky 3
+	[ "$status" -eq 1 ]
+	[ "$output" = "RESULT variant=builtin build=ok boot=fail checks=flaky seconds=3 verdict=bad" ]
+	run verdict_result builtin ok ok ok 3
+	[ "$status" -eq 0 ]
+	[ "$output" = "RESULT variant=builtin build=ok boot=ok checks=ok seconds=3 verdict=good" ]
+	# Every reason verdict_reason can name has its own sentence.
+	[ "$(verdict_reason_text outside-series)" = "every error is in a file the series does not change" ]
+	[[ "$(verdict_reason_text flaky)" == "it failed on one boot and passed on another"* ]]
+	[ "$(verdict_reason_text test-said-125)" = "the test exited 125: it cannot test this kernel" ]
+	[ "$(verdict_reason_text machine-cannot-test)" = "the Debian machine cannot mount its root at this step" ]
+	[ "$(verdict_reason_text nonsense)" = "reason nonsense" ]
+}
+
 @test "verdicts: one table maps each word to its exit code and TAP result, for bisect-tests and kbranch alike; no other code maps them" {
 	[ "$(verdict_exit good) $(verdict_exit bad) $(verdict_exit skip) $(verdict_exit flaky)" = "0 1 125 125" ]
 	[ "$(verdict_tap good) $(verdict_tap bad) $(verdict_tap skip) $(verdict_tap flaky)" = "ok not-ok untestable untestable" ]
@@ -755,4 +797,24 @@ notes_scratch() {
 	done <"$config"
 	sed -i -e '/^CONFIG_DEVTMPFS=/d' -e 's/^CONFIG_VIRTIO_BLK=y/CONFIG_VIRTIO_BLK=m/' "$config"
 	[ "$(tester_guest_needs_missing "$config")" = 'CONFIG_DEVTMPFS=n (needs y), CONFIG_VIRTIO_BLK=m (needs y)' ]
+}
+
+@test "boundary: run --where prints each variant's CONFIG line (config=, dir=, lock=), makes nothing and needs no tree; kbranch's build dir and lock are what it says" {
+	local work=$BATS_TEST_TMPDIR/where-work
+	run --separate-stderr env KBRANCH_WORK="$work" "$BT/run" --where --variant builtin --variant minimal
+	echo "$stderr"
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq 2 ]
+	[ "${lines[0]}" = "CONFIG variant=builtin config=$work/build/builtin/.config dir=$work/build/builtin lock=$work/build/builtin.lock" ]
+	[ "${lines[1]}" = "CONFIG variant=minimal config=$work/build/minimal/.config dir=$work/build/minimal lock=$work/build/minimal.lock" ]
+	[ ! -e "$work" ]
+	# kbranch asks it, and builds where it says.
+	KB_REPO=$REPO KBRANCH_WORK=$work
+	# shellcheck source=branch-scripts/lib/kbuild.sh
+	source "$REPO/branch-scripts/lib/kbuild.sh"
+	[ "$(kbuild_dir)" = "$work/build/builtin" ]
+	[ "$(bt_where_field builtin "$work" lock)" = "$work/build/builtin.lock" ]
+	[ ! -e "$work" ]
+	run --separate-stderr env KBRANCH_WORK="$work" "$BT/run" --where --variant nosuch
+	[ "$status" -eq 128 ]
 }

@@ -69,7 +69,7 @@ release="release=6.1.0-g$(git rev-parse --short=12 HEAD)"
 printf 'CONFIG_EXT4_FS=y\n' >"$rdir/config"
 if [[ " ${FAKE_RUN_FLAKY_AT:-} " == *" $(git rev-parse HEAD) "* ]]; then
 	echo "bisect-tests: builtin: flaky: one boot of 6 failed"
-	echo "RESULT variant=builtin build=ok boot=ok checks=flaky seconds=1 verdict=flaky"
+	echo "RESULT variant=builtin build=ok boot=ok checks=flaky seconds=1 reason=flaky verdict=flaky"
 	exit 125
 fi
 if [ -e fs/ext4/bug ] || [ "$(git rev-parse HEAD)" = "${FAKE_RUN_LIE_AT:-}" ] ||
@@ -453,7 +453,7 @@ bisect_refused() {
 	echo "$stderr"
 	printf '%s\n' "$output"
 	[ "$status" -eq 3 ]
-	[[ "$stderr" == *"kbranch: inconclusive: the first bad commit is one of "*"${before:0:12}"*", which git bisect could not split: the steps between were skipped ("*"${bug:0:12}: builtin: flaky: one boot of 6 failed"* ]]
+	[[ "$stderr" == *"kbranch: inconclusive: the first bad commit is one of "*"${before:0:12}"*", which git bisect could not split: the steps between were skipped ("*"${bug:0:12}: it failed on one boot and passed on another, which tells neither a bug that hides nor a test that lies (flaky)"* ]]
 	[[ "$stderr" == *"${bug:0:12}"*", which git bisect could not split"* ]]
 	report=${lines[-1]}
 	grep -q "^status: stopped at step [0-9]*, .*: inconclusive: the first bad commit is one of " "$report"

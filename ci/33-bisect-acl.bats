@@ -17,8 +17,10 @@ setup_file() {
 	ktree checkout -q -f --detach ext4dev-base
 	local made
 	made=$(cd "$KTREE" && "$REPO/bisect-tests/run" --configure-only --variant builtin)
-	# The .config where run says it made it.
-	cp "$(sed -n 's/^CONFIG variant=builtin config=//p' <<<"$made")" "$KBRANCH_CI_SCRATCH/tester-old-era.config"
+	# The .config where run says it made it, read by run's own reader.
+	# shellcheck source=bisect-tests/lib/verdict.sh
+	source "$REPO/bisect-tests/lib/verdict.sh"
+	cp "$(result_field "$(sed -n 's/^CONFIG //p' <<<"$made")" config)" "$KBRANCH_CI_SCRATCH/tester-old-era.config"
 	ktree checkout -q -f ext4-rename
 	grep -qx 'CONFIG_EXT4DEV_FS_POSIX_ACL=y' "$KBRANCH_CI_SCRATCH/tester-old-era.config"
 	cat >"$KBRANCH_CI_SCRATCH/acl-repro.sh" <<'EOF'

@@ -859,7 +859,7 @@ debian_stage_tester() {
 	DEBIAN_TESTER_KEYS=${line%% | *} DEBIAN_TESTER_WHY=${line#* | }
 	root=$(debian_key_of "$DEBIAN_TESTER_KEYS" root)
 	if [ "$root" = none ]; then
-		BOOT=ok CHECKS=untestable
+		BOOT=ok CHECKS=untestable BT_UNTESTABLE=machine-cannot-test
 		say "$v: skip: the Debian machine cannot test step $(expect step): $DEBIAN_TESTER_WHY"
 		return 0
 	fi

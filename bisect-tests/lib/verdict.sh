@@ -56,23 +56,60 @@ verdict_of() {
 	esac
 }
 
+# Why a verdict is no verdict on the commit, as the RESULT line's reason=
+# says it: one word for the states verdict_of reads (build/boot/checks),
+# nothing for good and bad.  An untestable step names who could not test
+# it (BT_UNTESTABLE: the test, by default, or the Debian machine).
+verdict_reason() {
+	local build=$1 boot=$2 checks=$3
+	case "$build/$boot/$checks" in
+	*fail*) ;;
+	skip/*) printf 'outside-series\n' ;;
+	*/flaky) printf 'flaky\n' ;;
+	*/untestable) printf '%s\n' "${BT_UNTESTABLE:-test-said-125}" ;;
+	esac
+}
+
+# The sentence for reason $1, both sides' one: run says it, a report
+# prints it; an unknown word is said as it is.
+verdict_reason_text() {
+	case "$1" in
+	outside-series) echo 'every error is in a file the series does not change' ;;
+	flaky) echo 'it failed on one boot and passed on another, which tells neither a bug that hides nor a test that lies' ;;
+	test-said-125) echo 'the test exited 125: it cannot test this kernel' ;;
+	machine-cannot-test) echo 'the Debian machine cannot mount its root at this step' ;;
+	*) printf 'reason %s\n' "$1" ;;
+	esac
+}
+
 # Prints the RESULT line, last of the variant's block; returns 0, 1 or 125.
 # BT_RESULT_EXTRA, when set (lib/tester.sh), adds its fields before the
 # verdict.  Given a run dir $6, the line also says where this run's logs are, the
 # run's id (the run dir holds the last run only: its run-id file says
 # whether it is still this one's), the .config it built and the release
-# its build made.
+# its build made, the objects it compiled (0: the build dir had them
+# all) and the options the Debian guest added to a tester's config.  A
+# verdict that is no verdict on the commit says why (reason=).
 verdict_result() {
-	local variant=$1 build=$2 boot=$3 checks=$4 seconds=$5 rdir=${6:-} verdict where=''
+	local variant=$1 build=$2 boot=$3 checks=$4 seconds=$5 rdir=${6:-} verdict where='' reason
 	verdict=$(verdict_of "$build" "$boot" "$checks")
 	if [ -n "$rdir" ] && [ -f "$rdir/run-id" ]; then
 		where=" run=$rdir id=$(cat "$rdir/run-id")"
 		[ ! -f "$rdir/kernel.config" ] || where+=" config=$rdir/kernel.config"
 		[ ! -f "$rdir/kernel.release" ] || where+=" release=$(cat "$rdir/kernel.release")"
+		[ ! -f "$rdir/build.log" ] || where+=" compiled=$(verdict_compiled "$rdir/build.log")"
+		[ ! -f "$rdir/guest-added" ] || where+=" guest-added=$rdir/guest-added"
 	fi
+	reason=$(verdict_reason "$build" "$boot" "$checks")
+	[ -z "$reason" ] || where+=" reason=$reason"
 	printf 'RESULT variant=%s build=%s boot=%s checks=%s seconds=%s%s verdict=%s\n' \
 		"$variant" "$build" "$boot" "$checks" "$seconds" "$where${BT_RESULT_EXTRA:-}" "$verdict"
 	return "$(verdict_exit "$verdict")"
+}
+
+# The objects (C and assembly) build log $1 says were compiled.
+verdict_compiled() {
+	grep -cE '^  (CC|AS)( \[M\])? ' "$1" || true
 }
 
 # The RESULT line's readers, both sides' one: the fields of the last

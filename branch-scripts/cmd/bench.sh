@@ -56,7 +56,7 @@ into_log() {
 seed_config() {
 	# shellcheck source=branch-scripts/lib/kbuild.sh
 	. "$KB_REPO/branch-scripts/lib/kbuild.sh"
-	bt_configure builtin "$1"
+	bt_config_into builtin "$1" "$1/builtin.config"
 }
 
 # Per-stage seconds from bisect-tests' progress lines ("[  12s] builtin: build ("),
@@ -192,8 +192,8 @@ ktest_case() {
 	[ "$rc" = 0 ] || die "bench: cannot make the builtin config at the base (log: $seed.log)"
 	kgit checkout -q -f "$KBRANCH_BRANCH"
 	mkdir -p "$dir/build"
-	cp "$seed/build/builtin/.config" "$dir/build/.config"
-	cp "$seed/build/builtin/.config" "$dir/base.config"
+	cp "$seed/builtin.config" "$dir/build/.config"
+	cp "$seed/builtin.config" "$dir/base.config"
 	ktest_conf "$dir" "$dir/base.config" >"$dir/ktest.conf"
 	step "ktest.pl patchcheck (build), cold (log: $dir.log, its own: $dir/ktest.log)"
 	k=$(timed "$dir.log" ktest_run "$dir")

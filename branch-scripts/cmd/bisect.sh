@@ -414,7 +414,7 @@ bisect_reuses() {
 # the step.  A result kept under the same key is reused, built nothing
 # (bisect_reuses says when not).  A stop asked for is looked for first.
 bisect_test_head() {
-	local n=$1 role=$2 commit key cache log result code=0 compiled rdir reason=- release config reuse
+	local n=$1 role=$2 commit key cache log result code=0 compiled rdir reason=- release config reuse added
 	bisect_stop_check
 	commit=$(tgit rev-parse HEAD)
 	key=$(bisect_key "$commit")
@@ -437,7 +437,7 @@ bisect_test_head() {
 		[ "$code" = 0 ] || [ "$code" = 1 ] || [ "$code" = 125 ] || return 0
 		result=$(result_of_run <"$log")
 		rdir=$(bisect_field "$result" run)
-		compiled=$(grep -cE '^  (CC|AS)( \[M\])? ' "$rdir/build.log" 2>/dev/null || true)
+		compiled=$(bisect_field "$result" compiled)
 		mkdir -p "$cache.tmp.$$"
 		cp "$log" "$cache.tmp.$$/log"
 		printf '%s\n' "$result" >"$cache.tmp.$$/result"
@@ -447,7 +447,8 @@ bisect_test_head() {
 		config=$(bisect_field "$result" config)
 		bisect_field "$result" release >"$cache.tmp.$$/release"
 		[ ! -f "$config" ] || cp "$config" "$cache.tmp.$$/config"
-		[ ! -f "$rdir/guest-added" ] || cp "$rdir/guest-added" "$cache.tmp.$$/guest-added"
+		added=$(bisect_field "$result" guest-added)
+		[ ! -f "$added" ] || cp "$added" "$cache.tmp.$$/guest-added"
 		bisect_keep_consoles "$rdir" "$cache.tmp.$$/consoles"
 		rm -rf "$cache" && mv "$cache.tmp.$$" "$cache"
 	fi
@@ -457,7 +458,7 @@ bisect_test_head() {
 	[ ! -f "$cache/guest-added" ] || cp "$cache/guest-added" "$KB_BISECT_DIR/configs/$commit.guest-added"
 	[ "$role" = revert ] || bisect_config_steps
 	[ ! -d "$cache/consoles" ] || cp -r "$cache/consoles" "${log%.log}.consoles"
-	[ "$code" != 125 ] || reason=$(grep -m1 -E 'skip:|cannot test|flaky' "$log" | sed 's/^bisect-tests: //' || echo "exit 125")
+	[ "$code" != 125 ] || reason=$(bisect_reason "$result")
 	bisect_record "$n" "$role" "$commit" "$code" "$(bisect_field "$result" verdict)" "$(bisect_field "$result" build)" \
 		"$(bisect_field "$result" boot)" "$(bisect_field "$result" checks)" "$(bisect_field "$result" passes)" \
 		"$(bisect_field "$result" tainted)" "$(bisect_field "$result" seconds)" "$compiled" "$log" "$reason" "$release" \
@@ -502,6 +503,18 @@ bisect_keep_consoles() {
 		# mailed as text.
 		tr -d '\r' <"$f" | sed -E 's/\x1b\[[0-9;?]*[A-Za-z]//g' >"$dest/$rel"
 	done < <(find "$rdir" -name '*.console' -o -name console.log -o -name report.txt)
+}
+
+# Why a step that exited 125 is no verdict, from its RESULT fields $1:
+# the reason run named, in bisect-tests' words for it.
+bisect_reason() {
+	local word
+	word=$(result_field "$1" reason)
+	if [ -n "$word" ]; then
+		printf '%s (%s)\n' "$(verdict_reason_text "$word")" "$word"
+	else
+		echo "exit 125 with no reason named"
+	fi
 }
 
 # Field $2 of RESULT fields $1 (bisect-tests/lib/verdict.sh reads it), or "-".
@@ -611,7 +624,7 @@ bisect_config_steps() {
 		return 0
 	fi
 	# The .config it made, where run says it is.
-	carried=$(sed -n 's/^CONFIG variant=[^ ]* config=//p' <<<"$out")
+	carried=$(result_field "$(sed -n 's/^CONFIG //p' <<<"$out")" config)
 	if [ ! -f "$carried" ]; then
 		printf '%s from %s: run named no .config it made\n' "${head:0:12}" "${anc:0:12}" >>"$KB_BISECT_DIR/config-steps"
 		return 0

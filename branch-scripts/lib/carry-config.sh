@@ -30,8 +30,8 @@ carry_seed() {
 	case "$source" in
 	debian) debian_config_at_base ;;
 	*)
-		bt_configure "$source" "$seed" >&2
-		cat "$seed/build/$source/.config"
+		bt_config_into "$source" "$seed" "$seed/$source.config"
+		cat "$seed/$source.config"
 		;;
 	esac
 }
@@ -64,8 +64,8 @@ carry_olddefconfig_log() {
 carry_oldconfig_seed() {
 	local reference
 	reference=$(variant_reference "$1")
-	bt_configure "$reference" "$(carry_dir)/seed" >&2
-	cat "$(carry_dir)/seed/build/$reference/.config"
+	bt_config_into "$reference" "$(carry_dir)/seed" "$(carry_dir)/seed/$reference.config"
+	cat "$(carry_dir)/seed/$reference.config"
 }
 
 # The .config a carried variant $1 takes to the next commit, relative to
@@ -135,8 +135,7 @@ carry_fresh() {
 		olddefconfig_into "$work/kconfig" "$out/debian.config" "$out/.config"
 		;;
 	*)
-		bt_configure "$source" "$work/fresh-work" >>"$out.log" 2>&1
-		cp "$work/fresh-work/build/$source/.config" "$out/.config"
+		bt_config_into "$source" "$work/fresh-work" "$out/.config" 2>>"$out.log"
 		;;
 	esac
 }

@@ -68,8 +68,7 @@ carry_packaged_make() {
 		olddefconfig_into "$(carry_dir)/debian/kconfig" "$out.in" "$out.tmp"
 		;;
 	*)
-		bt_configure "$source" "$(carry_dir)/packaged-work" >>"$out.log" 2>&1
-		cp "$(carry_dir)/packaged-work/build/$source/.config" "$out.tmp"
+		bt_config_into "$source" "$(carry_dir)/packaged-work" "$out.tmp" 2>>"$out.log"
 		;;
 	esac
 }
