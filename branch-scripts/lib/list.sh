@@ -177,3 +177,52 @@ send_message() {
 		echo refused
 	fi
 }
+
+# --- the pid files of what list and bot start --------------------------------
+
+# The pid in pid file $1, if that process is alive; else nothing.  This
+# and process_state are lookups that print their answer, never tests, so
+# that no caller calls them in a condition, where set -e would not hold.
+live_pid() {
+	local pid state
+	[ -s "$1" ] || return 0
+	pid=$(head -n 1 "$1")
+	[[ "$pid" =~ ^[0-9]+$ ]] || return 0
+	state=$(process_state "$pid")
+	[ "$state" != alive ] || printf '%s\n' "$pid"
+}
+
+# "alive" or "gone" (a zombie is gone: one that a failed start killed may
+# wait a moment for its reaper).
+process_state() {
+	local state
+	state=$(ps -o stat= -p "$1" || true)
+	if [[ -n "$state" && "$state" != Z* ]]; then echo alive; else echo gone; fi
+}
+
+# Waits until process $1 is gone, $2 times 0.2 s at most; prints its last
+# state ("alive" or "gone").
+wait_gone() {
+	local pid=$1 tries=$2 state _
+	for _ in $(seq "$tries"); do
+		state=$(process_state "$pid")
+		[ "$state" = alive ] || break
+		sleep 0.2
+	done
+	process_state "$pid"
+}
+
+# Stop the process pid file $1 names ($2 says what it is), if it lives.
+stop_pidfile() {
+	local pidfile=$1 name=$2 pid state
+	pid=$(live_pid "$pidfile")
+	if [ -z "$pid" ]; then
+		rm -f "$pidfile"
+		return 0
+	fi
+	kill "$pid"
+	state=$(wait_gone "$pid" 50)
+	[ "$state" != alive ] || die "$KB_SUBCOMMAND: $name (pid $pid) did not stop"
+	rm -f "$pidfile"
+	step "$KB_SUBCOMMAND: stopped $name (pid $pid)"
+}

@@ -26,4 +26,11 @@
 # here, and the machines boot in 10 to 20 s each under TCG (ci/test sets 0
 # unless KBRANCH_CI_FULL=1, to stay within its hour).
 : "${KBRANCH_VERIFY_DEBIAN:=1}"
+# kbranch bot: how long an incomplete series is waited for before its one
+# reply says what it lacks (the robot waits hours; tests say 0), how
+# often a started bot reads the archive, and how long one command of a
+# test (git am, checkpatch) may take before the series is an error.
+: "${KBRANCH_BOT_WAIT:=3600}"
+: "${KBRANCH_BOT_INTERVAL:=60}"
+: "${KBRANCH_BOT_TIMEOUT:=600}"
 export KBRANCH_WORK KBRANCH_BRANCH KBRANCH_DEBIAN_CONFIG

@@ -1,0 +1,38 @@
+#!/usr/bin/env bats
+# shellcheck disable=SC2154 # $status, $output: set by bats' run
+# The list bot's mail logic, without a list: ci/bot_test.py's unit tests
+# of branch-scripts/libexec/list-bot, one class a test.  The bot on a
+# real list, with the kernel tree: ci/46-bot.bats.
+
+load helpers
+
+bot_units() {
+	run python3 "$REPO/ci/bot_test.py" -v "$1"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"OK"* ]]
+}
+
+@test "bot: a subject's [PATCH vK n/N] prefix is read, tree and RFC included, folded or not; a reply's, a pull's or none is not a patch; shell metacharacters stay text" {
+	bot_units Prefix
+}
+
+@test "bot: a message is its own, a reply, a cover, a patch or not a patch" {
+	bot_units Kind
+}
+
+@test "bot: a cover and its patches are one series, a series without a cover hangs from its first patch, and a v2 sent in reply to v1 is a series of its own" {
+	bot_units Grouping
+}
+
+@test "bot: a series' gaps, duplicate numbers and numbers past its end are each named" {
+	bot_units Completeness
+}
+
+@test "bot: checks combine the patchwork way, and checkpatch's findings are read with their lines" {
+	bot_units Checks
+}
+
+@test "bot: a series that breaks the bot is recorded as that series' error, and the next series is still reviewed" {
+	bot_units Isolation
+}

@@ -1,0 +1,147 @@
+#!/usr/bin/env python3
+# Unit tests of branch-scripts/libexec/list-bot, the list bot's mail logic
+# (what a message is, which series it belongs to, what a series lacks,
+# checks combined the patchwork way), and its isolation of a series that
+# breaks it.  Run by ci/07-bot.bats, one class per bats test.
+import email
+import email.policy
+import importlib.machinery
+import importlib.util
+import json
+import os
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PATH = os.path.join(HERE, '..', 'branch-scripts', 'libexec', 'list-bot')
+loader = importlib.machinery.SourceFileLoader('list_bot', PATH)
+spec = importlib.util.spec_from_loader('list_bot', loader)
+bot = importlib.util.module_from_spec(spec)
+loader.exec_module(bot)
+
+
+def mail(subject, msgid, frm='Ann Author <ann@example.test>', irt=None, refs=None, body='text\n', extra=''):
+    head = 'From: %s\nSubject: %s\nMessage-ID: <%s>\n' % (frm, subject, msgid)
+    if irt:
+        head += 'In-Reply-To: <%s>\n' % irt
+    if refs:
+        head += 'References: %s\n' % ' '.join('<%s>' % r for r in refs)
+    return email.message_from_string(head + extra + '\n' + body, policy=email.policy.default)
+
+
+class Prefix(unittest.TestCase):
+    def test_numbered_versioned(self):
+        p = bot.patch_prefix('[PATCH v4 2/5] ext4: rename ext4dev')
+        self.assertEqual((p['version'], p['n'], p['total'], p['tree'], p['title']),
+                         (4, 2, 5, None, 'ext4: rename ext4dev'))
+
+    def test_single_patch_is_one_of_one(self):
+        p = bot.patch_prefix('[PATCH] ext4: fix a typo')
+        self.assertEqual((p['version'], p['n'], p['total']), (1, 1, 1))
+
+    def test_tree_prefix_and_rfc(self):
+        p = bot.patch_prefix('[RFC PATCH ext4-rename v2 0/3] ext4: cover')
+        self.assertEqual((p['tree'], p['rfc'], p['n'], p['version']), ('ext4-rename', True, 0, 2))
+
+    def test_folded_subject(self):
+        p = bot.patch_prefix('[PATCH v3 1/4] ext4: a subject\n folded by b4')
+        self.assertEqual(p['title'], 'ext4: a subject folded by b4')
+
+    def test_not_a_patch(self):
+        self.assertIsNone(bot.patch_prefix('Re: [PATCH v4 2/5] ext4: rename'))
+        self.assertIsNone(bot.patch_prefix('[GIT PULL] ext4 rename'))
+        self.assertIsNone(bot.patch_prefix('ext4: no prefix at all'))
+        self.assertIsNone(bot.patch_prefix(''))
+
+    def test_shell_metacharacters_are_text(self):
+        p = bot.patch_prefix('[PATCH 1/1] $(touch /tmp/x); `rm -rf ~` | tee')
+        self.assertEqual(p['title'], '$(touch /tmp/x); `rm -rf ~` | tee')
+
+
+class Kind(unittest.TestCase):
+    def test_kinds(self):
+        self.assertEqual(bot.message_kind(mail('[PATCH v2 0/2] cover', 'c@x')), 'cover')
+        self.assertEqual(bot.message_kind(mail('[PATCH v2 1/2] one', 'p1@x')), 'patch')
+        self.assertEqual(bot.message_kind(mail('Re: [PATCH v2 1/2] one', 'r@x', irt='p1@x')), 'reply')
+        self.assertEqual(bot.message_kind(mail('a question', 'q@x')), 'other')
+
+    def test_own_mail_by_header_or_address(self):
+        self.assertEqual(bot.message_kind(mail('[PATCH 1/1] x', 'o@x', extra='X-Kbranch-Bot: 1\n')), 'own')
+        self.assertEqual(bot.message_kind(mail('[PATCH 1/1] x', 'o2@x', frm='kbranch bot <%s>' % bot.BOT_ADDR)), 'own')
+
+
+class Grouping(unittest.TestCase):
+    def test_cover_and_patches_one_series(self):
+        c = mail('[PATCH v2 0/2] c', 'c@x')
+        p1 = mail('[PATCH v2 1/2] a', 'p1@x', irt='c@x', refs=['c@x'])
+        p2 = mail('[PATCH v2 2/2] b', 'p2@x', irt='c@x', refs=['c@x'])
+        self.assertEqual({bot.series_group(m) for m in (c, p1, p2)}, {'c@x v2 2'})
+
+    def test_no_cover_hangs_from_patch_one(self):
+        p1 = mail('[PATCH 1/2] a', 'p1@x')
+        p2 = mail('[PATCH 2/2] b', 'p2@x', irt='p1@x', refs=['p1@x'])
+        self.assertEqual(bot.series_group(p1), bot.series_group(p2))
+
+    def test_v2_in_reply_to_v1_is_another_series(self):
+        v1 = mail('[PATCH 0/2] c', 'c1@x')
+        v2 = mail('[PATCH v2 0/2] c', 'c2@x', irt='c1@x', refs=['c1@x'])
+        v2p = mail('[PATCH v2 1/2] a', 'v2p1@x', irt='c2@x', refs=['c1@x', 'c2@x'])
+        self.assertNotEqual(bot.series_group(v1), bot.series_group(v2))
+        self.assertEqual(bot.series_group(v2), bot.series_group(v2p))
+
+
+class Completeness(unittest.TestCase):
+    def test_complete(self):
+        self.assertEqual(bot.series_problems([0, 1, 2, 3], 3), ([], [], []))
+
+    def test_gap_duplicate_and_past_the_end(self):
+        self.assertEqual(bot.series_problems([1, 3], 3), ([2], [], []))
+        self.assertEqual(bot.series_problems([1, 1, 2], 2), ([], [1], []))
+        self.assertEqual(bot.series_problems([1, 2, 4], 2), ([], [], [4]))
+
+
+class Checks(unittest.TestCase):
+    def test_combined_the_patchwork_way(self):
+        self.assertEqual(bot.combined_state(['success', 'success']), 'success')
+        self.assertEqual(bot.combined_state(['success', 'pending']), 'pending')
+        self.assertEqual(bot.combined_state(['warning', 'pending', 'success']), 'warning')
+        self.assertEqual(bot.combined_state(['warning', 'fail']), 'fail')
+        self.assertEqual(bot.combined_state([]), 'pending')
+
+    def test_checkpatch_findings(self):
+        out = ('ERROR:INITIALISED_STATIC: do not initialise statics to 0\n'
+               '#20: FILE: fs/ext4/inode.c:21:\n+static int x = 0;\n\n'
+               'CHECK:LINE_SPACING: Please use a blank line after declarations\n'
+               '#21: FILE: fs/ext4/inode.c:22:\n\n'
+               'total: 1 errors, 0 warnings, 1 checks, 7 lines checked\n')
+        found = bot.checkpatch_findings(out)
+        self.assertEqual(len(found), 2)
+        self.assertEqual(found[0][2], '+static int x = 0;')
+        self.assertEqual(bot.checkpatch_state(found), 'fail')
+        self.assertEqual(bot.checkpatch_state(found[1:]), 'warning')
+        self.assertEqual(bot.checkpatch_state([]), 'success')
+
+
+class Isolation(unittest.TestCase):
+    """A series that breaks the bot is that series' recorded error; the
+    next series is still reviewed."""
+    def test_a_crash_in_one_series_is_its_own(self):
+        with tempfile.TemporaryDirectory() as d:
+            b = bot.Bot({'BOT_DIR': d, 'BOT_INBOX': d, 'BOT_ARCHIVE_URL': 'http://a/', 'BOT_SMTP_PORT': '1',
+                         'BOT_TREE': d})
+            b.state['pending'] = {'broken@x v1 1': {'first_seen': 0, 'parts': ['gone@x']},
+                                  'next@x v1 1': {'first_seen': 0, 'parts': ['next@x']}}
+            reviewed = []
+            real = b.review_group
+            b.review_group = lambda g: reviewed.append(g) if g.startswith('next') else real(g)
+            b.review_pending()
+            outcomes = [s['outcome'] for s in b.state['series'].values()]
+            self.assertEqual(outcomes, ['error'])
+            self.assertEqual(reviewed, ['next@x v1 1'])
+            with open(os.path.join(d, 'state.json')) as f:
+                self.assertIn('error', json.load(f)['series'].popitem()[1]['outcome'])
+
+
+if __name__ == '__main__':
+    unittest.main()
