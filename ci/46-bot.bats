@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# shellcheck disable=SC2154 # $output, $status, $stderr: set by bats' run
+# shellcheck disable=SC2154,SC2153 # $output, $status, $stderr: set by bats' run; VERSION: helpers.bash
 # kbranch bot on a real list: series an author posts with git format-patch
 # through exim4 into public-inbox, read back by the bot from the archive's
 # git, applied to the kernel tree and checked; its replies read from the
@@ -215,10 +215,34 @@ newest_header() {
 	# The metacharacters were a title: tested on the branch, the base it names being unknown.
 	jq -e --arg id "$(msgid_of "$dir"/v1-0000-*.patch)" \
 		'.series[] | select((.group | startswith($id)) and (.tried[0] | startswith("0123456789abcdef0123456789abcdef01234567: not in the tree")) and (.base_why | startswith("ext4-rename")))' "$BOT_WORK/bot/state.json"
-	jq -e '.series[] | select((.group | startswith("escape-")) and .outcome == "applies nowhere" and (.tried[0] | contains("error: ../escape")))' "$BOT_WORK/bot/state.json"
+	jq -e '.series[] | select((.group | startswith("escape-")) and .outcome == "applies-nowhere" and (.tried[0] | contains("error: ../escape")))' "$BOT_WORK/bot/state.json"
 	jq -e --arg id "$(msgid_of "$dup"/v3-0000-*.patch)" '.pending[$id + " v3 2"].answered == "its numbering has duplicate 1/2"' "$BOT_WORK/bot/state.json"
 	# Replies: to the escape (applies nowhere) and the duplicates, no more.
 	[ "$(archived)" -eq $((before + 2)) ]
+}
+
+@test "bot: a series made on the fixture (base-commit: the packaged tree, the fixture as prerequisite patches) is applied on the ref that has them, and says so" {
+	local dir=$BATS_TEST_TMPDIR/fixture author=$BOT_WORK/author key
+	git -C "$author" checkout -q -f -B work ext4dev-base
+	# A line only the fixture has: the patch applies on it alone.
+	sed -i 's/^config EXT4DEV_FS$/# The option of the ext4dev era.\nconfig EXT4DEV_FS/' "$author/fs/ext4/Kconfig"
+	git -C "$author" -c user.name='Ann Author' -c user.email=ann@example.test commit -q -a \
+		-m 'ext4: say which era EXT4DEV_FS is from' -m 'Why: a test of the list bot.' -m 'Signed-off-by: Ann Author <ann@example.test>'
+	git -C "$author" -c user.email=ann+fixture@example.test format-patch -q -o "$dir" --cover-letter --thread \
+		--base="packaged/$VERSION" --to=linux-ext4@vger.kernel.org ext4dev-base..work
+	sed -i '1{/^From [0-9a-f]\{40\} /d}; s|\*\*\* SUBJECT HERE \*\*\*|ext4: on the fixture|' "$dir"/*.patch
+	grep -q '^prerequisite-patch-id: ' "$dir"/0000-*.patch
+	bot_kbranch list send "$dir"/*.patch
+	run bot_kbranch bot once
+	echo "$output"
+	[ "$status" -eq 0 ]
+	run bot_kbranch bot status
+	echo "$output"
+	[ "$status" -eq 0 ]
+	key=$(awk -v id="$(msgid_of "$dir"/0000-*.patch)" '$3 == id { print $1 }' <<<"$output")
+	[ -n "$key" ]
+	[ "$(jq -r --arg k "$key" '.series[$k].base' "$BOT_WORK/bot/state.json")" = "$(ktree rev-parse "ext4dev-base^{commit}")" ]
+	[ "$(jq -r --arg k "$key" '.series[$k].base_why' "$BOT_WORK/bot/state.json")" = "ext4dev-base, which has the base-commit: $(ktree rev-parse --short=12 "packaged/$VERSION^{commit}") and the 1 prerequisite-patch-id: on it" ]
 }
 
 @test "bot start runs passes in a session of its own until stop, which leaves nothing of it; status says which" {
