@@ -24,8 +24,10 @@ teardown_file() {
 }
 
 # A list a test started (BISECT_LIST_WORK, its work dir) is stopped and
-# removed, whether the test passed or not.
+# removed, whether the test passed or not; so is what the trim recipe
+# left in the tree.
 teardown() {
+	rm -rf "$KTREE/build" "$KTREE/ext4.lsmod"
 	[ -n "${BISECT_LIST_WORK:-}" ] || return 0
 	KBRANCH_WORK=$BISECT_LIST_WORK "$KBRANCH" list stop >/dev/null 2>&1 || true
 	rm -rf "$BISECT_LIST_WORK"
@@ -204,4 +206,49 @@ sys.stdout.buffer.write(next(iter(mailbox.mbox(sys.argv[1]))).as_bytes())' "$BAT
 	[ "$(first_bad_line)" = "first bad commit: $culprit ext4: planted: refuse every mount under CONFIG_EXT4_DEBUG" ]
 	[[ "$(revert_line)" == "revert check: failed: the bad end with ${culprit:0:12} reverted is still bad, the culprit is not confirmed"* ]]
 	grep -qE '^commits in the range: 4; builds: [0-5] \(at most 5' "$report"
+}
+
+# The recipe of docs/tester.md's "Trimming a distribution config", the
+# indented lines under that heading, run as they are in the tree at the
+# tip with Debian 12's own config; $1 lines of it (all by default).
+trim_recipe() {
+	awk '/^### Trimming a distribution config/ { on = 1; next } on && /^    / { print substr($0, 5); n++ } on && n && !/^    / { exit }' \
+		"$REPO/docs/tester.md" | sed -n "1,${1:-\$}p"
+}
+
+@test "the docs' localmodconfig recipe trims Debian's config to ext4's modules, and the busybox guest's check accepts what it makes" {
+	local config=$KTREE/build/.config before after
+	ktree checkout -q -f ext4-rename
+	mkdir -p "$KTREE/build"
+	xz -dc /usr/src/linux-config-6.1/config.amd64_none_amd64.xz >"$config"
+	before=$(grep -c '=m$' "$config")
+	[ "$(trim_recipe | grep -c .)" -eq 4 ]
+	# Without the guest's needs merged (the first two lines), the check refuses, naming them.
+	trim_recipe 2 >"$BATS_TEST_TMPDIR/half"
+	run env -C "$KTREE" KB="$REPO" bash -e "$BATS_TEST_TMPDIR/half"
+	[ "$status" -eq 0 ]
+	cp "$config" "$BATS_TEST_TMPDIR/half.config"
+	run --separate-stderr env -C "$KTREE" KBRANCH_WORK="$BATS_TEST_TMPDIR/half-work" "$REPO/bisect-tests/run" \
+		--config "$BATS_TEST_TMPDIR/half.config" --configure-only
+	echo "$stderr"
+	[ "$status" -eq 128 ]
+	[[ "$stderr" == *"cannot boot the busybox guest"*"CONFIG_VIRTIO_BLK="* ]]
+	# The whole recipe.
+	xz -dc /usr/src/linux-config-6.1/config.amd64_none_amd64.xz >"$config"
+	trim_recipe >"$BATS_TEST_TMPDIR/recipe"
+	run env -C "$KTREE" KB="$REPO" bash -e "$BATS_TEST_TMPDIR/recipe"
+	echo "$output" | tail -n 5
+	[ "$status" -eq 0 ]
+	after=$(grep -c '=m$' "$config")
+	echo "modules: $before -> $after"
+	[ "$before" -gt 2000 ]
+	[ "$after" -le 10 ]
+	grep -qx 'CONFIG_EXT4_FS=m' "$config"
+	grep -qx 'CONFIG_JBD2=m' "$config"
+	grep -qx 'CONFIG_VIRTIO_BLK=y' "$config"
+	cp "$config" "$BATS_TEST_TMPDIR/trimmed.config"
+	run --separate-stderr env -C "$KTREE" KBRANCH_WORK="$BATS_TEST_TMPDIR/trim-work" "$REPO/bisect-tests/run" \
+		--config "$BATS_TEST_TMPDIR/trimmed.config" --configure-only
+	echo "$stderr"
+	[ "$status" -eq 0 ]
 }

@@ -859,6 +859,7 @@ debian_stage_tester() {
 	DEBIAN_TESTER_KEYS=${line%% | *} DEBIAN_TESTER_WHY=${line#* | }
 	root=$(debian_key_of "$DEBIAN_TESTER_KEYS" root)
 	if [ "$root" = none ]; then
+		# shellcheck disable=SC2034 # BT_UNTESTABLE is read by verdict.sh (the RESULT's reason=)
 		BOOT=ok CHECKS=untestable BT_UNTESTABLE=machine-cannot-test
 		say "$v: skip: the Debian machine cannot test step $(expect step): $DEBIAN_TESTER_WHY"
 		return 0
