@@ -27,15 +27,12 @@ setup_file() {
 	echo "$output" >"$KBRANCH_CI_SCRATCH/verify.tap"
 	echo "$output"
 	[ "$status" -eq 0 ]
-	local commits variants per_commit refs
+	local commits per_commit refs _
 	commits=$(( $(ktree rev-list --count ext4dev-base..ext4-rename) + 1 ))
 	# The counts come from the registry: every variant verify runs (the
 	# Debian machines unless KBRANCH_VERIFY_DEBIAN=0) at each commit, and
 	# the packaged reference of each reference they name, once.
-	variants=$("$REPO/bisect-tests/run" --list-variants |
-		awk -v debian="${KBRANCH_VERIFY_DEBIAN:-1}" '$2 != "debian" || debian != 0')
-	per_commit=$(grep -c . <<<"$variants")
-	refs=$(awk '$3 != "-" { print $3 }' <<<"$variants" | sort -u | grep -c .)
+	read -r per_commit refs _ _ < <(registry_counts)
 	[ "$per_commit" -ge 7 ]
 	[ "$refs" -ge 3 ]
 	[ "$(grep -c '^ok ' <<<"$output")" -eq $((refs + commits * per_commit)) ]

@@ -80,24 +80,19 @@ setup_file() {
 	run "$KBRANCH" verify
 	echo "$output"
 	[ "$status" -eq 0 ]
-	local commits planned refs
+	local commits planned refs per_commit want_refs debian carried
 	commits=$(( $(ktree rev-list --count ext4dev-base..ext4-rename) + 1 ))
 	planned=$(sed -n 's/^1\.\.\([0-9]*\)$/\1/p' <<<"$output")
 	refs=$(grep -c '^ok [0-9]* - packaged/.* reference recorded before' <<<"$output")
-	# Every point reused: 3 references and 7 variants a commit, or 6 and
-	# 10 with the Debian machines (KBRANCH_VERIFY_DEBIAN=1, their points
-	# keyed by their image and trees).
+	# Every point reused: the references and variants the registry names
+	# (the Debian machines' points keyed by their image and trees too).
+	read -r per_commit want_refs debian carried < <(registry_counts)
 	[ "$(grep -c '^ok .* passed before with these tests' <<<"$output")" -eq $((planned - refs)) ]
-	if [ "${KBRANCH_VERIFY_DEBIAN:-1}" = 0 ]; then
-		[ "$refs" -eq 3 ]
-		[ "$planned" -eq $((3 + commits * 7)) ]
-	else
-		[ "$refs" -eq 6 ]
-		[ "$planned" -eq $((6 + commits * 10)) ]
-		[ "$(grep -c '^ok .* passed before with these tests, in the same Debian image' <<<"$output")" -eq $((commits * 3)) ]
-	fi
+	[ "$refs" -eq "$want_refs" ]
+	[ "$planned" -eq $((want_refs + commits * per_commit)) ]
+	[ "$(grep -c '^ok .* passed before with these tests, in the same Debian image' <<<"$output")" -eq $((commits * debian)) ]
 	# oldconfig and the carried configs too, keyed by their chain of trees
-	[ "$(grep -c '^ok .* passed before with these tests, carried along the same commits' <<<"$output")" -eq $((commits * 4)) ]
+	[ "$(grep -c '^ok .* passed before with these tests, carried along the same commits' <<<"$output")" -eq $((commits * carried)) ]
 	[ "$(grep -c 'build=' <<<"$output")" -eq 0 ]
 }
 

@@ -49,6 +49,19 @@ ensure_applied() {
 	ktree rev-parse -q --verify refs/heads/ext4-rename >/dev/null || "$KBRANCH" apply 2>&1 | sed "s/^/# /" >&3
 }
 
+# What verify runs, counted from the registry (bisect-tests/run
+# --list-variants): "<variants a commit> <references> <debian variants>
+# <carried variants>", the Debian machines left out when
+# KBRANCH_VERIFY_DEBIAN=0, as verify leaves them.  A test that counts
+# points reads these, so that a new variant is a registry line, not an
+# edit of the tests.
+registry_counts() {
+	"$REPO/bisect-tests/run" --list-variants | awk -v debian="${KBRANCH_VERIFY_DEBIAN:-1}" '
+		$2 == "debian" && debian == 0 { next }
+		{ n++ } $3 != "-" { refs[$3] = 1 } $2 == "debian" { d++ } $2 == "carried" || $2 == "kconfig" { c++ }
+		END { r = 0; for (x in refs) r++; print n, r, d + 0, c + 0 }'
+}
+
 # Skips the test, naming what it lacks, unless 15-verify.bats's whole-matrix
 # verify ran in this work dir (its TAP in the scratch dir, its notes and
 # carried configs in the tree): 25 cold minutes, too much for another file
