@@ -85,6 +85,69 @@ RUN
 	FAKE_KBRANCH=$dest/branch-scripts/kbranch
 }
 
+# A copy of kbranch whose bisect-tests/run weighs repeated boots with the
+# real run's code (stage_repeated, verdict_result: run.real, sourced) but
+# draws each boot from a fixed seed instead of booting: where fs/ext4/bug
+# is, a boot fails one time in $SEEDED_BUG_ONE_IN; anywhere, the test
+# fails one run in $SEEDED_LIE_ONE_IN.  A draw is a hash of the seed, the
+# commit's subject (its sha has the time in it), the boot and what is
+# drawn: the same every run, so a statistical case is a fixed case.
+seeded_kbranch() {
+	local dest=$BATS_TEST_TMPDIR/seeded-copy
+	mkdir -p "$dest"
+	cp -a "$REPO/branch-scripts" "$REPO/bisect-tests" "$dest/"
+	mv "$dest/bisect-tests/run" "$dest/bisect-tests/run.real"
+	cat >"$dest/bisect-tests/run" <<'RUN'
+#!/usr/bin/env bash
+case " $* " in *" --check-options "* | *" --configure-only "*) exit 0 ;; esac
+# shellcheck source=/dev/null
+source "$(dirname "$0")/run.real"
+while [ $# -gt 0 ]; do
+	case $1 in
+	--repeat) BT_REPEAT=$2; shift 2 ;;
+	--repeat=*) BT_REPEAT=${1#*=}; shift ;;
+	*) shift ;;
+	esac
+done
+commit=$(git log -1 --format=%s)
+# Whether draw $1 of boot $2 comes up, one time in $3.
+drawn() {
+	local r
+	r=$(printf '%s %s %s %s\n' "$SEEDED_SEED" "$commit" "$1" "$2" | sha256sum | cut -c1-8)
+	if [ $((16#$r % $3)) = 0 ]; then echo yes; else echo no; fi
+}
+seeded_boot() {
+	local i=$2 bug=no lie=no
+	BOOT=ok CHECKS=ok BT_BOOT_TAINTED=0
+	[ ! -e fs/ext4/bug ] || [ -z "${SEEDED_BUG_ONE_IN:-}" ] || bug=$(drawn bug "$i" "$SEEDED_BUG_ONE_IN")
+	[ -z "${SEEDED_LIE_ONE_IN:-}" ] || lie=$(drawn lie "$i" "$SEEDED_LIE_ONE_IN")
+	[ "$bug/$lie" = no/no ] || CHECKS=fail
+}
+mkdir -p "$(run_dir builtin)"
+stage_repeated builtin seeded_boot
+verdict_result builtin ok "$BOOT" "$CHECKS" 1
+RUN
+	chmod +x "$dest/bisect-tests/run"
+	SEEDED_KBRANCH=$dest/branch-scripts/kbranch
+}
+
+# The good end, files of code, then six commits: code, the bug, four
+# that change only comments, each in a file of its own (their reverts
+# apply on the bad end).
+seeded_history() {
+	local n
+	for n in x 1 2 3 4; do printf 'int c%s;\n' "$n" >"$tree/fs/ext4/c$n.c"; done
+	git -C "$tree" add fs/ext4
+	git -C "$tree" -c user.name=t -c user.email=t@t commit -qm 'ext4: the good end'
+	printf 'int cx = 1;\n' >"$tree/fs/ext4/cx.c"
+	git -C "$tree" -c user.name=t -c user.email=t@t commit -qam 'ext4: code'
+	tbug 'ext4: the bug'
+	for n in 1 2 3 4; do
+		printf 'int c%s; /* note */\n' "$n" >"$tree/fs/ext4/c$n.c"
+		git -C "$tree" -c user.name=t -c user.email=t@t commit -qam "ext4: comment $n"
+	done
+}
+
 # kbranch bisect on the tree, which must fail with one line and 128 and
 # leave the tree and the work dir as they were.
 bisect_refused() {
@@ -674,4 +737,44 @@ HOOK
 	[ "$status" -eq 1 ]
 	[ "$stderr" = "kbranch: list send: no list on 127.0.0.1:2699 ('kbranch list start'): nothing sent" ]
 	[ -z "$(ls -A "$work")" ]
+}
+
+# The cases of a bug that hides and of a test that lies, with fixed
+# seeds: the answer is the real culprit with 0, or inconclusive (3),
+# never another commit with 0.  Seed 3 names the bug; seed 2 names a
+# commit that only changes comments, whose revert fails.
+@test "kbranch bisect, boots drawn from fixed seeds: a bug that shows one boot in four is named, or a wrong commit is inconclusive (3), not answered with 0" {
+	local bug
+	seeded_kbranch
+	seeded_history
+	bug=$(git -C "$tree" rev-parse HEAD~4)
+	SEEDED_SEED=3 SEEDED_BUG_ONE_IN=4 run --separate-stderr "$SEEDED_KBRANCH" bisect --tree "$tree" \
+		--good HEAD~6 --bad HEAD --test "$BATS_TEST_TMPDIR/test.sh" --repeat 8
+	echo "$stderr"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "first bad commit: $bug ext4: the bug" ]
+	[[ "${lines[1]}" == "revert check: passed ("*" boots; the culprit's step failed "*" of "*")" ]]
+	SEEDED_SEED=2 SEEDED_BUG_ONE_IN=4 run --separate-stderr "$SEEDED_KBRANCH" bisect --tree "$tree" \
+		--good HEAD~6 --bad HEAD --test "$BATS_TEST_TMPDIR/test.sh" --repeat 8 --retest
+	echo "$stderr"
+	[ "$status" -eq 3 ]
+	[ "${lines[0]}" = "first bad commit: $(git -C "$tree" rev-parse HEAD~3) ext4: comment 1" ]
+	[[ "${lines[1]}" == "revert check: failed: "* ]]
+}
+
+# A test that fails one run in three, on kernels with no bug at all: with
+# seed 100 the bad end is judged bad and its revert passed its 3 boots by
+# chance, answered with 0 before the revert check weighed its boots.
+@test "kbranch bisect, boots drawn from fixed seeds: a test that fails one run in three on good kernels is inconclusive (3), its revert weighed by the culprit's step" {
+	seeded_kbranch
+	seeded_history
+	rm "$tree/fs/ext4/bug"
+	git -C "$tree" -c user.name=t -c user.email=t@t commit -qam 'ext4: the bad end, no bug'
+	SEEDED_SEED=100 SEEDED_LIE_ONE_IN=3 run --separate-stderr "$SEEDED_KBRANCH" bisect --tree "$tree" \
+		--good HEAD~7 --bad HEAD --test "$BATS_TEST_TMPDIR/test.sh" --repeat 3
+	echo "$stderr"
+	[ "$status" -eq 3 ]
+	[ "${lines[0]}" = "first bad commit: $(git -C "$tree" rev-parse HEAD) ext4: the bad end, no bug" ]
+	[[ "${lines[1]}" == "revert check: failed: "* ]]
+	[[ "$stderr" == *"revert check: "*" boots, so that a kernel failing half as often as the culprit's step did would pass them all less than 1 time in 100"* ]]
 }

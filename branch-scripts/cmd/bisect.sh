@@ -711,10 +711,38 @@ bisect_first_bad() {
 	sed -n "s/^\\([0-9a-f]\\{40\\}\\) is the first $KB_BISECT_NEW_TERM commit\$/\\1/p" <<<"$1"
 }
 
+# The boots the revert check needs.  Its "passed" is evidence against a
+# test that lies as much as for a bug that hides: a kernel that fails as
+# often as the culprit's own step did, at half that step's rate to be
+# safe, would pass every one of them less than 1 time in 100.  Never
+# fewer than --repeat, at most 200; a culprit tested one boot a step
+# (no --repeat) keeps --repeat's.
+bisect_revert_boots() {
+	local passes
+	passes=$(awk -F'\t' -v c="$KB_BISECT_CULPRIT" '$3 == c && $2 != "revert" { p = $9 } END { print p }' "$KB_BISECT_DIR/steps")
+	awk -v p="$passes" -v n="$KB_BISECT_REPEAT" 'BEGIN {
+		m = n
+		if (split(p, a, "/") == 2 && a[2] > a[1]) {
+			need = int(log(0.01) / log(1 - (a[2] - a[1]) / (2 * a[2]))) + 1
+			if (need > m) m = need
+		}
+		print (m > 200 ? 200 : m)
+	}'
+}
+
+# --repeat's value in the run's options, set to $1.
+bisect_opts_repeat() {
+	local i
+	for ((i = 0; i < ${#KB_BISECT_RUN_OPTS[@]}; i++)); do
+		[ "${KB_BISECT_RUN_OPTS[i]}" != --repeat ] || KB_BISECT_RUN_OPTS[i + 1]=$1
+	done
+}
+
 # The culprit reverted on top of the newer end, built and tested the same
-# way: the bad end must turn good (with --find-fix, the good end bad).
+# way, with the boots bisect_revert_boots asks: the bad end must turn
+# good (with --find-fix, the good end bad).
 bisect_revert_check() {
-	local n was=$KB_BISECT_NEW_END
+	local n was=$KB_BISECT_NEW_END boots
 	n=$(($(bisect_steps_done) + 1))
 	tgit checkout -q --detach "$KB_BISECT_NEW"
 	if ! git -C "$KB_BISECT_TREE" "${KB_BISECT_IDENTITY[@]}" revert --no-edit "$KB_BISECT_CULPRIT" >"$KB_BISECT_DIR/logs/revert.log" 2>&1; then
@@ -722,13 +750,24 @@ bisect_revert_check() {
 		KB_BISECT_REVERT="not run (the revert does not apply on the $was end: $(grep -m1 -E 'CONFLICT|error' "$KB_BISECT_DIR/logs/revert.log" || echo conflict))"
 		return 0
 	fi
+	boots=$(bisect_revert_boots)
+	[ "$boots" = "$KB_BISECT_REPEAT" ] ||
+		step "revert check: $boots boots, so that a kernel failing half as often as the culprit's step did would pass them all less than 1 time in 100"
+	bisect_opts_repeat "$boots"
 	bisect_test_head "$n" revert
+	bisect_opts_repeat "$KB_BISECT_REPEAT"
 	bisect_stop_unless_verdict
 	case $KB_CODE in
 	125) KB_BISECT_REVERT="not run (the reverted kernel cannot be tested: $(bisect_why "$n"))" ;;
 	"$KB_BISECT_NEW_CODE") KB_BISECT_REVERT="failed: the $was end with ${KB_BISECT_CULPRIT:0:12} reverted is still $was, the culprit is not confirmed ($(bisect_why "$n"))" ;;
 	*) KB_BISECT_REVERT=passed ;;
 	esac
+	[ "$boots" = "$KB_BISECT_REPEAT" ] || KB_BISECT_REVERT+=" ($boots boots; the culprit's step failed $(bisect_step_fails))"
+}
+
+# The culprit's step's failed boots, "F of B".
+bisect_step_fails() {
+	awk -F'\t' -v c="$KB_BISECT_CULPRIT" '$3 == c && $2 != "revert" { p = $9 } END { split(p, a, "/"); print a[2] - a[1] " of " a[2] }' "$KB_BISECT_DIR/steps"
 }
 
 # --- Interrupted ------------------------------------------------------------
@@ -864,7 +903,7 @@ bisect_body() {
 	tgit bisect reset >/dev/null 2>&1
 	if [ -n "$KB_BISECT_SUSPECT" ]; then
 		bisect_report "done, inconclusive: the culprit cannot have changed the guest's kernel: $KB_BISECT_SUSPECT (exit 3)"
-	elif [ "$KB_BISECT_REVERT" = passed ]; then
+	elif [[ "$KB_BISECT_REVERT" == passed* ]]; then
 		[ "$KB_BISECT_FIND_FIX" = 1 ] || bisect_mail
 		bisect_report "done"
 	else
@@ -885,7 +924,7 @@ bisect_confirmed_or_exit() {
 		step "bisect: inconclusive: git bisect named ${KB_BISECT_CULPRIT:0:12} between ${KB_BISECT_OLD:0:12} and ${KB_BISECT_NEW:0:12}, but $KB_BISECT_SUSPECT: a step's verdict was wrong (an intermittent failure missed, or a spurious one); --retest with more --repeat; see the report"
 		exit 3
 	fi
-	if [ "$KB_BISECT_REVERT" = passed ]; then
+	if [[ "$KB_BISECT_REVERT" == passed* ]]; then
 		[ -z "$KB_BISECT_MAIL" ] || step "bisect: the regression report, ready to send: $KB_BISECT_MAIL"
 		return 0
 	fi
