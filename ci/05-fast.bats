@@ -103,25 +103,21 @@ declare_base() {
 	[ "$output" = "RESULT variant=builtin build=ok boot=ok checks=ok seconds=3 run=$rdir id=7 compiled=0 guest-added=$rdir/guest-added verdict=good" ]
 }
 
+# The RESULT line of build/boot/checks $1/$2/$3 ends in "$4 verdict=$5"
+# and its code is $6.
+result_ends() {
+	run verdict_result builtin "$1" "$2" "$3" 3
+	[ "$status" -eq "$6" ]
+	[ "$output" = "RESULT variant=builtin build=$1 boot=$2 checks=$3 seconds=3$4 verdict=$5" ]
+}
+
 @test "verdicts: a RESULT that is no verdict on the commit names its reason, one word whose sentence both sides read from one table; good and bad name none" {
-	run verdict_result builtin skip skip skip 3
-	[ "$status" -eq 125 ]
-	[ "$output" = "RESULT variant=builtin build=skip boot=skip checks=skip seconds=3 reason=outside-series verdict=skip" ]
-	run verdict_result builtin ok ok flaky 3
-	[ "$status" -eq 125 ]
-	[ "$output" = "RESULT variant=builtin build=ok boot=ok checks=flaky seconds=3 reason=flaky verdict=flaky" ]
-	run verdict_result builtin ok ok untestable 3
-	[ "$status" -eq 125 ]
-	[ "$output" = "RESULT variant=builtin build=ok boot=ok checks=untestable seconds=3 reason=test-said-125 verdict=skip" ]
-	BT_UNTESTABLE=machine-cannot-test run verdict_result debian-ext4 ok ok untestable 3
-	[ "$status" -eq 125 ]
-	[ "$output" = "RESULT variant=debian-ext4 build=ok boot=ok checks=untestable seconds=3 reason=machine-cannot-test verdict=skip" ]
-	run verdict_result builtin ok fail flaky 3
-	[ "$status" -eq 1 ]
-	[ "$output" = "RESULT variant=builtin build=ok boot=fail checks=flaky seconds=3 verdict=bad" ]
-	run verdict_result builtin ok ok ok 3
-	[ "$status" -eq 0 ]
-	[ "$output" = "RESULT variant=builtin build=ok boot=ok checks=ok seconds=3 verdict=good" ]
+	result_ends skip skip skip ' reason=outside-series' skip 125
+	result_ends ok ok flaky ' reason=flaky' flaky 125
+	result_ends ok ok untestable ' reason=test-said-125' skip 125
+	BT_UNTESTABLE=machine-cannot-test result_ends ok ok untestable ' reason=machine-cannot-test' skip 125
+	result_ends ok fail flaky '' bad 1
+	result_ends ok ok ok '' good 0
 	# Every reason verdict_reason can name has its own sentence.
 	[ "$(verdict_reason_text outside-series)" = "every error is in a file the series does not change" ]
 	[[ "$(verdict_reason_text flaky)" == "it failed on one boot and passed on another"* ]]

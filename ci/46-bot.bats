@@ -77,7 +77,21 @@ msgid_of() {
 	sed -n 's/^Message-I[dD]: <\(.*\)>$/\1/p' "$1"
 }
 
-# Header $2 of the newest message.
+# Send the files $@ to the list and run one pass: the list must have one
+# message more, the bot's reply, kept in $BATS_TEST_TMPDIR/reply.eml.
+one_reply() {
+	local before
+	bot_kbranch list send "$@"
+	before=$(archived)
+	run bot_kbranch bot once
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(archived)" -eq $((before + 1)) ]
+	newest_message >"$BATS_TEST_TMPDIR/reply.eml"
+	cat "$BATS_TEST_TMPDIR/reply.eml"
+}
+
+# Header $1 of the newest message.
 newest_header() {
 	newest_message | sed -n "/^\$/q; s/^$1: //Ip" | head -n 1
 }
@@ -89,14 +103,7 @@ newest_header() {
 		'fs/ext4/inode.c|static int kbranch_bot_demo = 0;|ext4: add a variable set to zero'
 	p2=$(msgid_of "$dir"/v1-0002-*.patch)
 	base=$(ktree rev-parse ext4-rename)
-	bot_kbranch list send "$dir"/*.patch
-	before=$(archived)
-	run bot_kbranch bot once
-	echo "$output"
-	[ "$status" -eq 0 ]
-	[ "$(archived)" -eq $((before + 1)) ]
-	newest_message >"$BATS_TEST_TMPDIR/reply.eml"
-	cat "$BATS_TEST_TMPDIR/reply.eml"
+	one_reply "$dir"/*.patch
 	[ "$(newest_header From)" = "kbranch bot <kbranch-bot@kbranch-list.localhost>" ]
 	[ "$(newest_header In-Reply-To)" = "<$p2>" ]
 	[ "$(newest_header Subject)" = "Re: [PATCH v1 2/2] ext4: add a variable set to zero" ]
@@ -137,14 +144,7 @@ newest_header() {
 	author_series "$dir" 2 'ext4: a series on a tree we lack' 'fs/ext4/super.c|/* ext4: super. */|ext4: a change on another tree'
 	# Its context is in no tree the bot has.
 	sed -i 's/^ #include/ #include <linux\/not-in-any-tree.h>/' "$dir"/v2-0001-*.patch
-	bot_kbranch list send "$dir"/*.patch
-	before=$(archived)
-	run bot_kbranch bot once
-	echo "$output"
-	[ "$status" -eq 0 ]
-	[ "$(archived)" -eq $((before + 1)) ]
-	newest_message >"$BATS_TEST_TMPDIR/reply.eml"
-	cat "$BATS_TEST_TMPDIR/reply.eml"
+	one_reply "$dir"/*.patch
 	[ "$(newest_header In-Reply-To)" = "<$(msgid_of "$dir"/v2-0000-*.patch)>" ]
 	grep -qx 'kbranch bot could not apply this series anywhere it tried:' "$BATS_TEST_TMPDIR/reply.eml"
 	grep -q "^  $(ktree rev-parse ext4-rename) (.*): patch 1/1 does not apply: " "$BATS_TEST_TMPDIR/reply.eml"
