@@ -719,7 +719,7 @@ bisect_first_bad() {
 # (no --repeat) keeps --repeat's.
 bisect_revert_boots() {
 	local passes
-	passes=$(awk -F'\t' -v c="$KB_BISECT_CULPRIT" '$3 == c && $2 != "revert" { p = $9 } END { print p }' "$KB_BISECT_DIR/steps")
+	passes=$(bisect_culprit_passes)
 	awk -v p="$passes" -v n="$KB_BISECT_REPEAT" 'BEGIN {
 		m = n
 		if (split(p, a, "/") == 2 && a[2] > a[1]) {
@@ -765,9 +765,18 @@ bisect_revert_check() {
 	[ "$boots" = "$KB_BISECT_REPEAT" ] || KB_BISECT_REVERT+=" ($boots boots; the culprit's step failed $(bisect_step_fails))"
 }
 
-# The culprit's step's failed boots, "F of B".
+# The culprit's own step's passes field ("K/N" boots passed), from the
+# steps file; "-" or nothing when it booted once.
+bisect_culprit_passes() {
+	awk -F'\t' -v c="$KB_BISECT_CULPRIT" '$3 == c && $2 != "revert" { p = $9 } END { print p }' "$KB_BISECT_DIR/steps"
+}
+
+# The culprit's step's failed boots, "F of B" (asked only when it booted
+# more than once).
 bisect_step_fails() {
-	awk -F'\t' -v c="$KB_BISECT_CULPRIT" '$3 == c && $2 != "revert" { p = $9 } END { split(p, a, "/"); print a[2] - a[1] " of " a[2] }' "$KB_BISECT_DIR/steps"
+	local passes
+	passes=$(bisect_culprit_passes)
+	printf '%s of %s\n' "$((${passes#*/} - ${passes%/*}))" "${passes#*/}"
 }
 
 # --- Interrupted ------------------------------------------------------------
