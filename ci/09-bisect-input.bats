@@ -234,6 +234,43 @@ bisect_refused() {
 	[[ "$stderr" == "kbranch: --test $BATS_TEST_TMPDIR/bash.sh: bash -n finds a syntax error, the guest could not run it: "* ]]
 }
 
+# A reproducer asks for a dry run by naming KBRANCH_DRY_RUN: run once on
+# the host before anything is built, a failure there is refused; one
+# that does not name it is never run on the host.
+@test "kbranch bisect: a reproducer that asks for a dry run is run once on the host first: its failure is one line, 128, nothing built; one that does not ask is not run there" {
+	local marker=$BATS_TEST_TMPDIR/ran-on-host
+	printf '#!/bin/sh
+if [ -n "${KBRANCH_DRY_RUN:-}" ]; then
+	command -v kbranch-no-such-tool >/dev/null || { echo "repro: kbranch-no-such-tool is missing"; exit 2; }
+	exit 0
+fi
+mount -t ext4 /dev/vdb /mnt
+' >"$BATS_TEST_TMPDIR/dry.sh"
+	chmod +x "$BATS_TEST_TMPDIR/dry.sh"
+	bisect_refused --good HEAD~2 --bad HEAD --test "$BATS_TEST_TMPDIR/dry.sh"
+	[ "$stderr" = "kbranch: --test $BATS_TEST_TMPDIR/dry.sh: its dry run (KBRANCH_DRY_RUN=1, on the host, busybox sh) failed (exit 2): repro: kbranch-no-such-tool is missing" ]
+	# Its dry run passing, the options pass: the guest runs the rest.
+	sed -i 's/kbranch-no-such-tool/busybox/' "$BATS_TEST_TMPDIR/dry.sh"
+	run --separate-stderr "$REPO/bisect-tests/run" --check-options --test "$BATS_TEST_TMPDIR/dry.sh"
+	[ "$status" -eq 0 ] || { echo "$stderr"; return 1; }
+	# A dry run that never ends is stopped, and refused.
+	printf '#!/bin/sh
+[ -z "${KBRANCH_DRY_RUN:-}" ] || sleep 600
+' >"$BATS_TEST_TMPDIR/hang.sh"
+	chmod +x "$BATS_TEST_TMPDIR/hang.sh"
+	BT_DRY_RUN_SECONDS=1 run --separate-stderr bash -c 'source "$1/bisect-tests/lib/common.sh"; source "$1/bisect-tests/lib/tester.sh"; BT_DRY_RUN_SECONDS=1 BT_TEST_SCRIPT=$2; tester_script_dry_run "busybox sh"' _ "$REPO" "$BATS_TEST_TMPDIR/hang.sh"
+	[ "$status" -eq 128 ]
+	[[ "$stderr" == *"--test $BATS_TEST_TMPDIR/hang.sh: its dry run (KBRANCH_DRY_RUN=1, on the host) did not end in 1s" ]]
+	# One that does not ask is read (-n), never run, on the host.
+	printf '#!/bin/sh
+touch %s
+' "$marker" >"$BATS_TEST_TMPDIR/plain.sh"
+	chmod +x "$BATS_TEST_TMPDIR/plain.sh"
+	run --separate-stderr "$REPO/bisect-tests/run" --check-options --test "$BATS_TEST_TMPDIR/plain.sh"
+	[ "$status" -eq 0 ]
+	[ ! -e "$marker" ]
+}
+
 @test "kbranch bisect: a tree without the series is refused" {
 	git -C "$tree" checkout -q --orphan other
 	git -C "$tree" -c user.name=t -c user.email=t@t commit -qm 'an unrelated root'

@@ -92,6 +92,31 @@ tester_script_check() {
 	fi
 	[ "$rc" = 0 ] ||
 		die_setup "--test $BT_TEST_SCRIPT: $shell -n finds a syntax error, the guest could not run it: $(sed -n 1p <<<"$out")"
+	tester_script_dry_run "$shell"
+}
+
+# A reproducer that names KBRANCH_DRY_RUN asks for a dry run: it is run
+# once here, on the host, by the shell that read it (-n above), with
+# KBRANCH_DRY_RUN=1, in an empty directory, its input /dev/null, for
+# at most BT_DRY_RUN_SECONDS.  There it checks what it can without the
+# kernel under test (its tools, its arguments, its own logic) and exits:
+# a failure is one line and 128, before a build and a boot that could
+# only end in "its test failed".  A reproducer that does not name it is
+# never run on the host: what it does is for the guest.
+BT_DRY_RUN_SECONDS=60
+
+tester_script_dry_run() {
+	local shell=$1 dir out rc=0 words
+	grep -q 'KBRANCH_DRY_RUN' "$BT_TEST_SCRIPT" || return 0
+	dir=$(mktemp -d)
+	read -r -a words <<<"$shell"
+	out=$(cd "$dir" && KBRANCH_DRY_RUN=1 timeout "$BT_DRY_RUN_SECONDS" "${words[@]}" "$BT_TEST_SCRIPT" </dev/null 2>&1) || rc=$?
+	rm -rf "$dir"
+	case $rc in
+	0) return 0 ;;
+	124) die_setup "--test $BT_TEST_SCRIPT: its dry run (KBRANCH_DRY_RUN=1, on the host) did not end in ${BT_DRY_RUN_SECONDS}s" ;;
+	*) die_setup "--test $BT_TEST_SCRIPT: its dry run (KBRANCH_DRY_RUN=1, on the host, $shell) failed (exit $rc): $(tail -n 1 <<<"$out")" ;;
+	esac
 }
 
 # The interpreter of script $1's #! line, by its name (env's argument for
