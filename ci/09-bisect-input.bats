@@ -802,6 +802,31 @@ HOOK
 # A test that fails one run in three, on kernels with no bug at all: with
 # seed 100 the bad end is judged bad and its revert passed its 3 boots by
 # chance, answered with 0 before the revert check weighed its boots.
+# The revert's boots from the culprit's own step (its passes field, K/N):
+# enough that a kernel failing half as often as that step would pass them
+# all less than 1 time in 100; never fewer than --repeat, at most 200;
+# one boot a step keeps one.
+@test "kbranch bisect: the revert check's boots are weighed by the culprit's step: 2 of 8 failed asks 35, 2 of 2 asks 7, one boot a step keeps one, never fewer than --repeat, at most 200" {
+	local passes repeat want
+	KB_REPO=$REPO
+	# shellcheck source=branch-scripts/cmd/bisect.sh
+	source "$REPO/branch-scripts/cmd/bisect.sh"
+	KB_BISECT_DIR=$BATS_TEST_TMPDIR KB_BISECT_CULPRIT=c0ffee
+	while read -r passes repeat want; do
+		printf '1\tbad-end\tc0ffee\t1\tbad\tok\tok\tfail\t%s\n' "$passes" >"$KB_BISECT_DIR/steps"
+		KB_BISECT_REPEAT=$repeat
+		echo "$passes --repeat $repeat: $(bisect_revert_boots), want $want"
+		[ "$(bisect_revert_boots)" = "$want" ]
+	done <<'CASES'
+6/8 8 35
+0/2 2 7
+0/1 1 1
+- 1 1
+0/16 16 16
+199/200 8 200
+CASES
+}
+
 @test "kbranch bisect, boots drawn from fixed seeds: a test that fails one run in three on good kernels is inconclusive (3), its revert weighed by the culprit's step" {
 	seeded_kbranch
 	seeded_history

@@ -722,7 +722,7 @@ bisect_revert_boots() {
 	passes=$(bisect_culprit_passes)
 	awk -v p="$passes" -v n="$KB_BISECT_REPEAT" 'BEGIN {
 		m = n
-		if (split(p, a, "/") == 2 && a[2] > a[1]) {
+		if (split(p, a, "/") == 2 && a[2] > 1 && a[2] > a[1]) {
 			need = int(log(0.01) / log(1 - (a[2] - a[1]) / (2 * a[2]))) + 1
 			if (need > m) m = need
 		}
