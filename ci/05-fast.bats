@@ -88,7 +88,7 @@ declare_base() {
 	[ "$(result_field "$(result_of_run <<<"$output")" release)" = 6.1.0-g0123456789ab ]
 }
 
-@test "verdicts: the RESULT line counts the objects its build compiled and names the guest's additions to a tester's config, each only when there is one" {
+@test "verdicts: the RESULT line counts the objects its build compiled and names its kernel's id and the guest's additions to a tester's config, each only when there is one" {
 	local rdir=$BATS_TEST_TMPDIR/run
 	mkdir -p "$rdir"
 	echo 7 >"$rdir/run-id"
@@ -98,9 +98,10 @@ declare_base() {
 	[ "$output" = "RESULT variant=builtin build=ok boot=ok checks=ok seconds=3 run=$rdir id=7 compiled=3 verdict=good" ]
 	: >"$rdir/build.log"
 	echo 'CONFIG_NET: n -> y' >"$rdir/guest-added"
+	echo 0123456789abcdef >"$rdir/kernel.id"
 	run verdict_result builtin ok ok ok 3 "$rdir"
 	[ "$status" -eq 0 ]
-	[ "$output" = "RESULT variant=builtin build=ok boot=ok checks=ok seconds=3 run=$rdir id=7 compiled=0 guest-added=$rdir/guest-added verdict=good" ]
+	[ "$output" = "RESULT variant=builtin build=ok boot=ok checks=ok seconds=3 run=$rdir id=7 compiled=0 kernel=0123456789abcdef guest-added=$rdir/guest-added verdict=good" ]
 }
 
 # The RESULT line of build/boot/checks $1/$2/$3 ends in "$4 verdict=$5"
@@ -793,6 +794,47 @@ notes_scratch() {
 	done <"$config"
 	sed -i -e '/^CONFIG_DEVTMPFS=/d' -e 's/^CONFIG_VIRTIO_BLK=y/CONFIG_VIRTIO_BLK=m/' "$config"
 	[ "$(tester_guest_needs_missing "$config")" = 'CONFIG_DEVTMPFS=n (needs y), CONFIG_VIRTIO_BLK=m (needs y)' ]
+}
+
+# Build dir $1 made of real ELF files, as kbuild leaves them: vmlinux.o
+# (objects linked with ld -r) whose release says -g$2 and whose code
+# returns $3, and a module listed in modules.order whose code returns $4.
+fake_kernel_build() {
+	local dir=$1 sha=$2 code=$3 modcode=$4
+	mkdir -p "$dir/fs/ext4"
+	printf 'const char release[] = "6.1.0-g%s";\nint main(void) { return %s; }\n' "$sha" "$code" >"$dir/v.c"
+	printf 'const char vermagic[] = "6.1.0-g%s SMP";\nint ext4_x(void) { return %s; }\n' "$sha" "$modcode" >"$dir/m.c"
+	# Built where they are, as kbuild builds each commit in one build dir:
+	# the objects name their sources by the same paths.
+	(cd "$dir" && gcc -g -c -o v.o v.c && ld -r --build-id=sha1 -o vmlinux.o v.o &&
+		gcc -g -c -o m.o m.c && ld -r --build-id=sha1 -o fs/ext4/ext4.ko m.o)
+	echo fs/ext4/ext4.ko >"$dir/modules.order"
+}
+
+@test "tester: a kernel's id is its vmlinux.o and modules but for the release's commit, build ids and debug info; any code change, in either, changes it" {
+	# shellcheck source=bisect-tests/lib/tester.sh
+	source "$REPO/bisect-tests/lib/tester.sh"
+	local d=$BATS_TEST_TMPDIR id_a id_b id_c id_d
+	fake_kernel_build "$d/a" 111111111111 1 7
+	fake_kernel_build "$d/b" 222222222222 1 7
+	fake_kernel_build "$d/c" 333333333333 2 7
+	fake_kernel_build "$d/d" 444444444444 1 8
+	# The two same-code builds really differ as files (release, build id).
+	! cmp -s "$d/a/vmlinux.o" "$d/b/vmlinux.o"
+	! cmp -s "$d/a/fs/ext4/ext4.ko" "$d/b/fs/ext4/ext4.ko"
+	for x in a b c d; do
+		tester_kernel_hash "$d/$x" "$(printf '%s' "$x" | tr abcd 1234 | sed 's/.*/&&&&&&&&&&&&/')" "$d/$x.parts" "$d/$x.id"
+	done
+	id_a=$(cat "$d/a.id") id_b=$(cat "$d/b.id") id_c=$(cat "$d/c.id") id_d=$(cat "$d/d.id")
+	[[ "$id_a" =~ ^[0-9a-f]{16}$ ]]
+	[ "$id_a" = "$id_b" ]
+	[ "$id_a" != "$id_c" ]
+	[ "$id_a" != "$id_d" ]
+	# A part that cannot be read fails the hash (run calls it as a job,
+	# set -e and pipefail held), so its caller writes no id.
+	rm "$d/b/fs/ext4/ext4.ko"
+	run bash -euo pipefail -c 'source "$1/bisect-tests/lib/tester.sh"; tester_kernel_hash "$2" 222222222222 "$2.parts" "$2.id2"' _ "$REPO" "$d/b"
+	[ "$status" -ne 0 ]
 }
 
 @test "boundary: run --where prints each variant's CONFIG line (config=, dir=, lock=), makes nothing and needs no tree; kbranch's build dir and lock are what it says" {

@@ -64,8 +64,9 @@ fi
 [ -z "${FAKE_RUN_LOG:-}" ] || git rev-parse HEAD >>"$FAKE_RUN_LOG"
 rdir=$KBRANCH_WORK/fake-run
 mkdir -p "$rdir"
-# The release is only in the RESULT line, as run reports it.
-release="release=6.1.0-g$(git rev-parse --short=12 HEAD)"
+# The release is only in the RESULT line, as run reports it; so is the
+# kernel, here the tree but for drivers/unbuilt, which no config builds.
+release="release=6.1.0-g$(git rev-parse --short=12 HEAD) kernel=$(git ls-tree -r HEAD | grep -v '	drivers/unbuilt/' | sha256sum | cut -c1-16)"
 printf 'CONFIG_EXT4_FS=y\n' >"$rdir/config"
 if [[ " ${FAKE_RUN_FLAKY_AT:-} " == *" $(git rev-parse HEAD) "* ]]; then
 	echo "bisect-tests: builtin: flaky: one boot of 6 failed"
@@ -626,19 +627,20 @@ touch %s
 # git bisect names a commit that cannot have changed the kernel, and the
 # revert of the commit that adds the word passes all the same.  Only the
 # code change is an answer.
-@test "kbranch bisect: a culprit that touches only documentation, only defconfigs, only another architecture or only comments is suspect: inconclusive, 3, no mail; a code change, in x86 too, is not" {
+@test "kbranch bisect: a culprit that touches only documentation, only defconfigs, only another architecture or only comments, or builds its parent's kernel, is suspect: inconclusive, 3, no mail; a code change, in x86 too, is not" {
 	local kind culprit report why
 	fake_kbranch
-	mkdir -p "$tree/Documentation" "$tree/arch/arm64/configs" "$tree/arch/arm64/kernel" "$tree/arch/x86/kernel"
+	mkdir -p "$tree/Documentation" "$tree/arch/arm64/configs" "$tree/arch/arm64/kernel" "$tree/arch/x86/kernel" "$tree/drivers/unbuilt"
 	printf 'int x;\n' >"$tree/fs/ext4/x.c"
 	git -C "$tree" add fs/ext4/x.c
 	git -C "$tree" -c user.name=t -c user.email=t@t commit -qm 'ext4: x'
-	for kind in documentation defconfigs architecture comments x86 code; do
+	for kind in documentation defconfigs architecture comments unbuilt x86 code; do
 		case $kind in
 		documentation) echo 'lost-acl' >"$tree/Documentation/ext4.rst" ;;
 		defconfigs) echo '# lost-acl' >"$tree/arch/arm64/configs/defconfig" ;;
 		architecture) echo 'int lost_acl; /* lost-acl */' >"$tree/arch/arm64/kernel/x.c" ;;
 		comments) printf 'int x; /* lost-acl:\n * a comment */\n' >"$tree/fs/ext4/x.c" ;;
+		unbuilt) echo 'int lost_acl = 1; /* lost-acl */' >"$tree/drivers/unbuilt/x.c" ;;
 		x86) echo 'int lost_acl = 1; /* lost-acl */' >"$tree/arch/x86/kernel/x.c" ;;
 		code) printf 'int x = 1; /* lost-acl */\n' >"$tree/fs/ext4/x.c" ;;
 		esac
@@ -664,6 +666,7 @@ touch %s
 		defconfigs) why='it touches only defconfigs' ;;
 		architecture) why='it touches only other architectures than x86' ;;
 		comments) why='it changes only comments' ;;
+		unbuilt) why="it builds the same kernel as its parent (kernel=$(git -C "$tree" ls-tree -r "$culprit^" | grep -v '	drivers/unbuilt/' | sha256sum | cut -c1-16))" ;;
 		esac
 		grep -qxF "suspect: $why, so it cannot have changed the kernel the guest booted" "$report"
 		grep -qxF "status: done, inconclusive: the culprit cannot have changed the guest's kernel: $why (exit 3)" "$report"

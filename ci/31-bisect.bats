@@ -20,7 +20,7 @@ setup() {
 }
 
 teardown_file() {
-	bisect_tree_reset scratch-bisect scratch-bisect2
+	bisect_tree_reset scratch-bisect scratch-bisect2 scratch-same
 }
 
 # A list a test started (BISECT_LIST_WORK, its work dir) is stopped and
@@ -127,7 +127,7 @@ sys.stdout.buffer.write(next(iter(mailbox.mbox(sys.argv[1]))).as_bytes())' "$BAT
 		echo "$commit $release"
 		[[ "$release" == *"-g${commit:0:12}" ]]
 		steps=$((steps + 1))
-	done < <(awk '/^  [0-9]+\. / { c = $3 } /^     .* release=/ && !/compiled=reused/ { sub(/.* release=/, ""); print c, $0 }' "$BATS_FILE_TMPDIR/first-report")
+	done < <(awk '/^  [0-9]+\. / { c = $3 } /^     .* release=/ && !/compiled=reused/ { sub(/.* release=/, ""); sub(/ .*/, ""); print c, $0 }' "$BATS_FILE_TMPDIR/first-report")
 	[ "$steps" -ge 4 ]
 }
 
@@ -206,6 +206,40 @@ sys.stdout.buffer.write(next(iter(mailbox.mbox(sys.argv[1]))).as_bytes())' "$BAT
 	[ "$(first_bad_line)" = "first bad commit: $culprit ext4: planted: refuse every mount under CONFIG_EXT4_DEBUG" ]
 	[[ "$(revert_line)" == "revert check: failed: the bad end with ${culprit:0:12} reverted is still bad, the culprit is not confirmed"* ]]
 	grep -qE '^commits in the range: 4; builds: [0-5] \(at most 5' "$report"
+}
+
+# One commit of code in fs/quota/dquot.c, which only CONFIG_QUOTA
+# compiles and the tester's config has not, and a reproducer that lies:
+# it fails on the kernel whose release names that commit.  git bisect
+# names it, and its revert passes, as a lie's would; but its kernel is
+# its parent's, byte for byte but for the release, and the revert's is
+# the same again.  (Code under "#ifdef CONFIG_QUOTA" in a file that is
+# compiled would not do: the lines it adds move every __LINE__ after it,
+# which ext4_error() and WARN_ON() put in the kernel.)
+@test "kbranch bisect: a culprit named by a test that lies, whose change no config of the tester's compiles, builds its parent's kernel: suspect, inconclusive, 3" {
+	local culprit report ids
+	grep -qx '# CONFIG_QUOTA is not set' "$KBRANCH_CI_SCRATCH/tester-debug.config"
+	ktree checkout -q -f -B scratch-same ext4-rename
+	planted 'quota: planted: a counter only CONFIG_QUOTA compiles' sh -c 'printf "\nint kbranch_ci_planted_quota;\n" >>fs/quota/dquot.c'
+	ktree checkout -q -f ext4-rename
+	culprit=$(ktree rev-parse scratch-same)
+	# shellcheck disable=SC2016 # the guest's shell expands it
+	printf '#!/bin/sh\ncase "$(uname -r)" in\n*-g%s) echo "repro: failed, as this test says of %s"; exit 1 ;;\nesac\n' \
+		"${culprit:0:12}" "${culprit:0:12}" >"$BATS_TEST_TMPDIR/lying.sh"
+	chmod +x "$BATS_TEST_TMPDIR/lying.sh"
+	kbisect --good ext4-rename --bad scratch-same --config "$KBRANCH_CI_SCRATCH/tester-debug.config" --test "$BATS_TEST_TMPDIR/lying.sh"
+	report=$(report_of)
+	cat "$report"
+	[ "$status" -eq 3 ]
+	[ "$(first_bad_line)" = "first bad commit: $culprit quota: planted: a counter only CONFIG_QUOTA compiles" ]
+	[ "$(revert_line)" = 'revert check: passed' ]
+	# The good end (the parent), the bad end and the revert: three
+	# builds, one kernel.
+	mapfile -t ids < <(sed -n 's/^     .* release=[^ ]* kernel=\([0-9a-f]\{16\}\)$/\1/p' "$report")
+	[ "${#ids[@]}" -eq 3 ]
+	[ "${ids[0]}" = "${ids[1]}" ] && [ "${ids[1]}" = "${ids[2]}" ]
+	grep -qxF "suspect: it builds the same kernel as its parent (kernel=${ids[0]}), so it cannot have changed the kernel the guest booted" "$report"
+	[ ! -e "$(dirname "$report")/regression.eml" ]
 }
 
 # The recipe of docs/tester.md's "Trimming a distribution config", the

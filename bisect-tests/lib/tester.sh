@@ -217,13 +217,66 @@ tester_guest_mismatch() {
 
 # Each boot of the tester's kernel names the commit in its release
 # (uname -r, the console's first lines): LOCALVERSION, which kbuild reads
-# from the environment.  Only the tester's build dir sees it.
-tester_localversion() {
+# from the environment.  The rest of what kbuild stamps into a build
+# (uname -v's build number, user, host and date) is fixed, as the
+# kernel's reproducible-builds document says, so that two commits that
+# compile to the same code build the same bytes but for the release
+# (tester_kernel_id).  Only the tester's build dir sees them.
+BT_TESTER_BUILD_STAMP=(KBUILD_BUILD_VERSION=1 KBUILD_BUILD_USER=kbranch KBUILD_BUILD_HOST=bisect
+	'KBUILD_BUILD_TIMESTAMP=Thu Jan  1 00:00:00 UTC 1970')
+
+tester_build_identity() {
 	local v=$1 tester
 	tester=$(variant_trait "$v" tester)
 	[ "$tester" = yes ] || return 0
 	LOCALVERSION=-g$(git rev-parse --short=12 HEAD)
-	export LOCALVERSION
+	export LOCALVERSION "${BT_TESTER_BUILD_STAMP[@]}"
+}
+
+# The tester's kernel, as a hash in the run dir's kernel.id: its
+# vmlinux.o and the modules of modules.order, without debug info and
+# build ids, the commit's 12 hex digits in the release made zeros.  Two
+# commits whose kernels differ in nothing else have the same id: kbranch
+# bisect suspects a culprit whose kernel is its parent's.  vmlinux.o, the
+# objects linked together before the final link: that link merges equal
+# string tails, so a string "fd" may point into a release that ends in
+# ...fd at one commit and not at the next, and two vmlinux files of the
+# same code then differ in pointers.  None when the build
+# ($2) did not pass or a part cannot be read (the RESULT line then has no
+# kernel=).
+tester_kernel_id() {
+	local v=$1 build=$2 tester rdir
+	tester=$(variant_trait "$v" tester)
+	[ "$build" = ok ] && [ "$tester" = yes ] && [ -n "${LOCALVERSION:-}" ] || return 0
+	rdir=$(run_dir "$v")
+	job_status tester_kernel_hash "$(build_dir "$v")" "${LOCALVERSION#-g}" "$rdir/kernel-parts" "$rdir/kernel.id"
+	[ "$JOB_STATUS" = 0 ] || rm -f "$rdir/kernel.id"
+	rm -rf "$rdir/kernel-parts"
+}
+
+# Build dir $1's kernel, the release's digits $2 zeroed, hashed into
+# file $4; $3 a scratch dir for the stripped parts.
+tester_kernel_hash() {
+	local bdir=$1 sha=$2 tmp=$3 out=$4
+	mkdir -p "$tmp"
+	tester_kernel_parts "$bdir" "$tmp" | SHA=$sha perl -0777 -pe 's/\Q$ENV{SHA}\E/000000000000/g' |
+		sha256sum | cut -c1-16 >"$out"
+}
+
+# The parts, each stripped into $2 and printed after its name.
+tester_kernel_parts() {
+	local bdir=$1 tmp=$2 ko
+	objcopy --strip-debug -R .note.gnu.build-id "$bdir/vmlinux.o" "$tmp/vmlinux.o"
+	printf 'vmlinux.o\n'
+	cat "$tmp/vmlinux.o"
+	[ -f "$bdir/modules.order" ] || return 0
+	while IFS= read -r ko; do
+		ko=${ko%.o}
+		ko=${ko%.ko}.ko
+		objcopy --strip-debug -R .note.gnu.build-id "$bdir/$ko" "$tmp/module.ko"
+		printf '%s\n' "$ko"
+		cat "$tmp/module.ko"
+	done <"$bdir/modules.order"
 }
 
 # Does this run boot more than once, or run a reproducer?  yes or no (an

@@ -98,6 +98,7 @@ verdict_result() {
 		[ ! -f "$rdir/kernel.config" ] || where+=" config=$rdir/kernel.config"
 		[ ! -f "$rdir/kernel.release" ] || where+=" release=$(cat "$rdir/kernel.release")"
 		[ ! -f "$rdir/build.log" ] || where+=" compiled=$(verdict_compiled "$rdir/build.log")"
+		[ ! -f "$rdir/kernel.id" ] || where+=" kernel=$(cat "$rdir/kernel.id")"
 		[ ! -f "$rdir/guest-added" ] || where+=" guest-added=$rdir/guest-added"
 	fi
 	reason=$(verdict_reason "$build" "$boot" "$checks")

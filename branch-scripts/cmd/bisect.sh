@@ -276,7 +276,8 @@ bisect_has_series() {
 
 # A step's record, tab-separated: n role commit code verdict build boot
 # checks passes tainted seconds compiled log reason release config (the
-# config carried stepwise against jumped: bisect_config_status); no field
+# config carried stepwise against jumped: bisect_config_status) kernel
+# (run's kernel=: its build's bytes but for the release); no field
 # is empty ("-"), since read joins a run of tabs into one.
 bisect_record() {
 	local IFS=$'\t' fields=() f
@@ -297,17 +298,17 @@ bisect_report() {
 }
 
 bisect_report_text() {
-	local status=$1 n role commit code verdict build boot checks passes tainted seconds compiled log reason release config
+	local status=$1 n role commit code verdict build boot checks passes tainted seconds compiled log reason release config kernel
 	printf 'kbranch bisect report\n\nstatus: %s\n' "$status"
 	printf 'tree: %s\ngood: %s %s\nbad: %s %s\n%s\n' "$KB_BISECT_TREE" \
 		"$KB_BISECT_GOOD" "$(bisect_subject "$KB_BISECT_GOOD")" "$KB_BISECT_BAD" "$(bisect_subject "$KB_BISECT_BAD")" "$KB_BISECT_OPT_TEXT"
 	printf 'commits in the range: %s; builds: %s (at most %s: both ends, ceil(log2 n) steps, the revert); results reused: %s\n' \
 		"$KB_BISECT_N" "$(bisect_count_builds)" "$(bisect_max_builds)" "$(bisect_count_reused)"
 	printf '\nsteps (verdict, build/boot/checks, passes, /proc/sys/kernel/tainted, seconds, objects compiled):\n'
-	while IFS=$'\t' read -r n role commit code verdict build boot checks passes tainted seconds compiled log reason release config; do
+	while IFS=$'\t' read -r n role commit code verdict build boot checks passes tainted seconds compiled log reason release config kernel; do
 		printf '  %s. %-8s %s %s\n' "$n" "$role" "$commit" "$(bisect_subject "$commit")"
-		printf '     %s (exit %s): build=%s boot=%s checks=%s passes=%s tainted=%s %ss compiled=%s release=%s\n' \
-			"$verdict" "$code" "$build" "$boot" "$checks" "$passes" "$tainted" "$seconds" "$compiled" "$release"
+		printf '     %s (exit %s): build=%s boot=%s checks=%s passes=%s tainted=%s %ss compiled=%s release=%s kernel=%s\n' \
+			"$verdict" "$code" "$build" "$boot" "$checks" "$passes" "$tainted" "$seconds" "$compiled" "$release" "$kernel"
 		[ "$reason" = - ] || printf '     why: %s\n' "$reason"
 		bisect_boots_text "$log"
 		[ "$config" = - ] || printf '     config: %s\n' "$config"
@@ -462,7 +463,7 @@ bisect_test_head() {
 	bisect_record "$n" "$role" "$commit" "$code" "$(bisect_field "$result" verdict)" "$(bisect_field "$result" build)" \
 		"$(bisect_field "$result" boot)" "$(bisect_field "$result" checks)" "$(bisect_field "$result" passes)" \
 		"$(bisect_field "$result" tainted)" "$(bisect_field "$result" seconds)" "$compiled" "$log" "$reason" "$release" \
-		"$(bisect_config_status "$commit")"
+		"$(bisect_config_status "$commit")" "$(bisect_field "$result" kernel)"
 	say_step_result "$n" "$role" "$commit" "$result"
 }
 

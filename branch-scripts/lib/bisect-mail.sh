@@ -7,7 +7,8 @@
 
 # Why culprit $1 cannot have changed the x86_64 kernel the guest boots, in
 # words, or nothing when it can: a merge, or a change only to
-# documentation, to defconfigs, to other architectures, or to comments.
+# documentation, to defconfigs, to other architectures, or to comments;
+# or, whatever it changes, a kernel built byte for byte as its parent's.
 bisect_suspect() {
 	local culprit=$1 parents files n comments
 	parents=$(tgit rev-list --parents -n 1 "$culprit" | wc -w)
@@ -23,8 +24,29 @@ bisect_suspect() {
 		echo "it touches only other architectures than x86"
 	else
 		comments=$(bisect_comments_only "$culprit" "$files")
-		[ "$comments" != yes ] || echo "it changes only comments"
+		if [ "$comments" = yes ]; then
+			echo "it changes only comments"
+		else
+			bisect_same_kernel "$culprit"
+		fi
 	fi
+}
+
+# "it builds the same kernel as its parent" when the steps at culprit $1
+# and at its parent built the same bytes but for the release (run's
+# kernel=: the tester's build, its stamps fixed); nothing when they
+# differ or either is not known.
+bisect_same_kernel() {
+	local mine parents
+	mine=$(bisect_step_kernel "$1")
+	parents=$(bisect_step_kernel "$(tgit rev-parse "$1^")")
+	[ "$mine" != - ] && [ "$mine" = "$parents" ] || return 0
+	echo "it builds the same kernel as its parent (kernel=$mine)"
+}
+
+# The kernel= of the step that tested commit $1 (not the revert), or "-".
+bisect_step_kernel() {
+	awk -F'\t' -v c="$1" '$3 == c && $2 != "revert" && $17 != "" { k = $17 } END { print (k == "" ? "-" : k) }' "$KB_BISECT_DIR/steps"
 }
 
 # Does culprit $1 change only comments in the files listed in $2?  yes or
