@@ -36,3 +36,7 @@ bot_units() {
 @test "bot: a series that breaks the bot is recorded as that series' error, and the next series is still reviewed" {
 	bot_units Isolation
 }
+
+@test "bot: the lock files a killed pass leaves are found in the bot's own git dirs only, and a second pass waits for the first to end" {
+	bot_units Restart
+}

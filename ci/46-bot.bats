@@ -231,6 +231,34 @@ newest_header() {
 	[ "$(jq -r '.checkouts[0].git_commit_hash' "$BOT_WORK/bot/results/$key/kcidb.json")" = "$(ktree rev-parse "ext4dev-base^{commit}")" ]
 }
 
+# What a pass killed with SIGKILL leaves, planted as git leaves it: the
+# index lock of the bot's checkout (killed in git am) and the lock of its
+# cursor ref (killed in update-ref).  With them, every git command there
+# would fail from then on.  And "kbranch bot once" run beside another pass.
+@test "bot: the git locks a killed pass leaves are cleared by the next one; two passes at once answer a new series once" {
+	local dir=$BATS_TEST_TMPDIR/restart before pids=() pid i
+	[ -d "$BOT_WORK/bot/tree/.git" ]
+	mkdir -p "$BOT_WORK/bot/mirror.git/refs/bot/seen"
+	touch "$BOT_WORK/bot/tree/.git/index.lock" "$BOT_WORK/bot/mirror.git/refs/bot/seen/0.lock"
+	author_series "$dir" 1 'ext4: after a killed pass' 'fs/ext4/file.c|static int kbranch_bot_restart = 0;|ext4: add another variable set to zero'
+	bot_kbranch list send "$dir"/*.patch
+	before=$(archived)
+	for i in 1 2; do
+		bot_kbranch bot once >"$BATS_TEST_TMPDIR/pass.$i.log" 2>&1 &
+		pids+=("$!")
+	done
+	for pid in "${pids[@]}"; do wait "$pid"; done
+	cat "$BATS_TEST_TMPDIR"/pass.*.log
+	[ "$(archived)" -eq $((before + 1)) ]
+	grep -qx 'In-Reply-To: <'"$(msgid_of "$dir"/v1-0001-*.patch)"'>' <(newest_message)
+	grep -q 'list-bot: waiting for the pass of pid [0-9]*$' "$BATS_TEST_TMPDIR"/pass.*.log
+	grep -q "removed $BOT_WORK/bot/tree/.git/index.lock, left by a pass that was killed" "$BOT_WORK/bot/bot.log"
+	grep -q "removed $BOT_WORK/bot/mirror.git/refs/bot/seen/0.lock, left by a pass that was killed" "$BOT_WORK/bot/bot.log"
+	[ ! -e "$BOT_WORK/bot/tree/.git/index.lock" ]
+	run bot_kbranch bot status
+	[[ "$output" == *" fail $(msgid_of "$dir"/v1-0000-*.patch) v1 1 "* ]]
+}
+
 @test "bot start runs passes in a session of its own until stop, which leaves nothing of it; status says which" {
 	local dir=$BATS_TEST_TMPDIR/started pid _
 	# A pass may see the cover before its patch: the wait is what

@@ -143,5 +143,38 @@ class Isolation(unittest.TestCase):
                 self.assertIn('error', json.load(f)['series'].popitem()[1]['outcome'])
 
 
+class Restart(unittest.TestCase):
+    """A pass killed half way, and two passes at once."""
+
+    def test_stale_locks_in_the_bots_git_dirs_only(self):
+        with tempfile.TemporaryDirectory() as d:
+            paths = ['tree/.git/index.lock', 'mirror.git/refs/bot/seen/0.lock', 'pass.lock', 'tree/fs/x.lock']
+            for p in paths:
+                os.makedirs(os.path.dirname(os.path.join(d, p)), exist_ok=True)
+                open(os.path.join(d, p), 'w').close()
+            self.assertEqual(bot.stale_git_locks(os.path.join(d, 'tree', '.git'), os.path.join(d, 'mirror.git')),
+                             [os.path.join(d, 'mirror.git/refs/bot/seen/0.lock'), os.path.join(d, 'tree/.git/index.lock')])
+
+    def test_a_second_pass_waits_for_the_first(self):
+        import subprocess
+        import time
+        with tempfile.TemporaryDirectory() as d:
+            holder = subprocess.Popen([sys.executable, '-c', (
+                'import importlib.machinery, importlib.util, sys, time\n'
+                'l = importlib.machinery.SourceFileLoader("b", sys.argv[1])\n'
+                's = importlib.util.spec_from_loader("b", l); b = importlib.util.module_from_spec(s); l.exec_module(b)\n'
+                'f = b.pass_lock(sys.argv[2]); print("held", flush=True); time.sleep(1.5)'), PATH, d],
+                stdout=subprocess.PIPE, text=True)
+            self.assertEqual(holder.stdout.readline().strip(), 'held')
+            start = time.monotonic()
+            lock = bot.pass_lock(d)
+            waited = time.monotonic() - start
+            holder.wait()
+            self.assertGreater(waited, 0.8)
+            with open(os.path.join(d, 'pass.lock')) as f:
+                self.assertEqual(f.read().strip(), str(os.getpid()))
+            lock.close()
+
+
 if __name__ == '__main__':
     unittest.main()
