@@ -239,7 +239,7 @@ bisect_refused() {
 # the host before anything is built, a failure there is refused; one
 # that does not name it is never run on the host.
 @test "kbranch bisect: a reproducer that asks for a dry run is run once on the host first: its failure is one line, 128, nothing built; one that does not ask is not run there" {
-	local marker=$BATS_TEST_TMPDIR/ran-on-host
+	local marker=$BATS_TEST_TMPDIR/ran-on-host dry=$BATS_TEST_TMPDIR/dry-runs
 	printf '#!/bin/sh
 if [ -n "${KBRANCH_DRY_RUN:-}" ]; then
 	command -v kbranch-no-such-tool >/dev/null || { echo "repro: kbranch-no-such-tool is missing"; exit 2; }
@@ -259,9 +259,22 @@ mount -t ext4 /dev/vdb /mnt
 [ -z "${KBRANCH_DRY_RUN:-}" ] || sleep 600
 ' >"$BATS_TEST_TMPDIR/hang.sh"
 	chmod +x "$BATS_TEST_TMPDIR/hang.sh"
-	BT_DRY_RUN_SECONDS=1 run --separate-stderr bash -c 'source "$1/bisect-tests/lib/common.sh"; source "$1/bisect-tests/lib/tester.sh"; BT_DRY_RUN_SECONDS=1 BT_TEST_SCRIPT=$2; tester_script_dry_run "busybox sh"' _ "$REPO" "$BATS_TEST_TMPDIR/hang.sh"
+	run --separate-stderr bash -c 'source "$1/bisect-tests/lib/common.sh"; source "$1/bisect-tests/lib/tester.sh"; BT_DRY_RUN_SECONDS=1 BT_TEST_SCRIPT=$2; tester_script_dry_run busybox' _ "$REPO" "$BATS_TEST_TMPDIR/hang.sh"
 	[ "$status" -eq 128 ]
 	[[ "$stderr" == *"--test $BATS_TEST_TMPDIR/hang.sh: its dry run (KBRANCH_DRY_RUN=1, on the host) did not end in 1s" ]]
+	# Its own exit 124, at once, is its failure, not a timeout.
+	printf '#!/bin/sh\n[ -z "${KBRANCH_DRY_RUN:-}" ] || exit 124\n' >"$BATS_TEST_TMPDIR/hang.sh"
+	run --separate-stderr "$REPO/bisect-tests/run" --check-options --test "$BATS_TEST_TMPDIR/hang.sh"
+	[ "$status" -eq 128 ]
+	[[ "$stderr" == *"its dry run (KBRANCH_DRY_RUN=1, on the host, busybox sh) failed (exit 124):"* ]]
+	# Only where the options are checked, once: not at a step's run.
+	printf '#!/bin/sh\n[ -z "${KBRANCH_DRY_RUN:-}" ] || echo run >>%s\n' "$dry" >"$BATS_TEST_TMPDIR/count.sh"
+	chmod +x "$BATS_TEST_TMPDIR/count.sh"
+	run --separate-stderr "$REPO/bisect-tests/run" --check-options --test "$BATS_TEST_TMPDIR/count.sh"
+	[ "$status" -eq 0 ]
+	run --separate-stderr "$REPO/bisect-tests/run" --where --test "$BATS_TEST_TMPDIR/count.sh"
+	[ "$status" -eq 0 ]
+	[ "$(cat "$dry")" = run ]
 	# One that does not ask is read (-n), never run, on the host.
 	printf '#!/bin/sh
 touch %s

@@ -92,30 +92,51 @@ tester_script_check() {
 	fi
 	[ "$rc" = 0 ] ||
 		die_setup "--test $BT_TEST_SCRIPT: $shell -n finds a syntax error, the guest could not run it: $(sed -n 1p <<<"$out")"
-	tester_script_dry_run "$shell"
+}
+
+# The shell the guest ($1: busybox or debian) runs the reproducer with,
+# as an argument list: busybox sh whatever the #! line says; in the
+# Debian machine its #! interpreter; nothing for an interpreter other
+# than sh, dash or bash, which is not read or run here.
+tester_script_runner() {
+	local shell
+	if [ "$1" = debian ]; then
+		shell=$(tester_script_shell "$BT_TEST_SCRIPT")
+		case $shell in
+		sh | dash | bash) printf '%s\n' "$shell" ;;
+		esac
+	else
+		printf '%s\n' busybox sh
+	fi
 }
 
 # A reproducer that names KBRANCH_DRY_RUN asks for a dry run: it is run
-# once here, on the host, by the shell that read it (-n above), with
-# KBRANCH_DRY_RUN=1, in an empty directory, its input /dev/null, for
-# at most BT_DRY_RUN_SECONDS.  There it checks what it can without the
-# kernel under test (its tools, its arguments, its own logic) and exits:
-# a failure is one line and 128, before a build and a boot that could
-# only end in "its test failed".  A reproducer that does not name it is
-# never run on the host: what it does is for the guest.
+# here, on the host, by the shell the guest ($1) runs it with, with
+# KBRANCH_DRY_RUN=1, in an empty directory, its input /dev/null, for at
+# most BT_DRY_RUN_SECONDS (then TERM, and KILL 5 s later).  There it
+# checks what it can without the kernel under test (its tools, its
+# arguments, its own logic) and exits: a failure is one line and 128,
+# before a build and a boot that could only end in "its test failed".
+# run calls it with --check-options only, once before a bisect's first
+# build, not at every step.  A reproducer that does not name the
+# variable is never run on the host: what it does is for the guest.
 BT_DRY_RUN_SECONDS=60
 
 tester_script_dry_run() {
-	local shell=$1 dir out rc=0 words
-	grep -q 'KBRANCH_DRY_RUN' "$BT_TEST_SCRIPT" || return 0
+	local guest=$1 dir out rc=0 runner=() start
+	[ -n "$BT_TEST_SCRIPT" ] && grep -q 'KBRANCH_DRY_RUN' "$BT_TEST_SCRIPT" || return 0
+	mapfile -t runner < <(tester_script_runner "$guest")
+	[ "${#runner[@]}" -gt 0 ] || return 0
 	dir=$(mktemp -d)
-	read -r -a words <<<"$shell"
-	out=$(cd "$dir" && KBRANCH_DRY_RUN=1 timeout "$BT_DRY_RUN_SECONDS" "${words[@]}" "$BT_TEST_SCRIPT" </dev/null 2>&1) || rc=$?
+	start=$SECONDS
+	out=$(cd "$dir" && KBRANCH_DRY_RUN=1 timeout -k 5 "$BT_DRY_RUN_SECONDS" "${runner[@]}" "$BT_TEST_SCRIPT" </dev/null 2>&1) || rc=$?
 	rm -rf "$dir"
+	# timeout's 124 (137 after KILL), told from the script's own by the time.
+	[ "$rc" != 124 ] && [ "$rc" != 137 ] || [ $((SECONDS - start)) -ge "$BT_DRY_RUN_SECONDS" ] || rc=script-$rc
 	case $rc in
 	0) return 0 ;;
-	124) die_setup "--test $BT_TEST_SCRIPT: its dry run (KBRANCH_DRY_RUN=1, on the host) did not end in ${BT_DRY_RUN_SECONDS}s" ;;
-	*) die_setup "--test $BT_TEST_SCRIPT: its dry run (KBRANCH_DRY_RUN=1, on the host, $shell) failed (exit $rc): $(tail -n 1 <<<"$out")" ;;
+	124 | 137) die_setup "--test $BT_TEST_SCRIPT: its dry run (KBRANCH_DRY_RUN=1, on the host) did not end in ${BT_DRY_RUN_SECONDS}s" ;;
+	*) die_setup "--test $BT_TEST_SCRIPT: its dry run (KBRANCH_DRY_RUN=1, on the host, ${runner[*]}) failed (exit ${rc#script-}): $(tail -n 1 <<<"$out")" ;;
 	esac
 }
 
