@@ -823,7 +823,7 @@ fake_kernel_build() {
 	! cmp -s "$d/a/vmlinux.o" "$d/b/vmlinux.o"
 	! cmp -s "$d/a/fs/ext4/ext4.ko" "$d/b/fs/ext4/ext4.ko"
 	for x in a b c d; do
-		tester_kernel_hash "$d/$x" "$(printf '%s' "$x" | tr abcd 1234 | sed 's/.*/&&&&&&&&&&&&/')" "$d/$x.parts" "$d/$x.id"
+		tester_kernel_hash "$d/$x" "6.1.0-g$(printf '%s' "$x" | tr abcd 1234 | sed 's/.*/&&&&&&&&&&&&/')" "$d/$x.parts" "$d/$x.id"
 	done
 	id_a=$(cat "$d/a.id") id_b=$(cat "$d/b.id") id_c=$(cat "$d/c.id") id_d=$(cat "$d/d.id")
 	[[ "$id_a" =~ ^[0-9a-f]{16}$ ]]
@@ -833,7 +833,7 @@ fake_kernel_build() {
 	# A part that cannot be read fails the hash (run calls it as a job,
 	# set -e and pipefail held), so its caller writes no id.
 	rm "$d/b/fs/ext4/ext4.ko"
-	run bash -euo pipefail -c 'source "$1/bisect-tests/lib/tester.sh"; tester_kernel_hash "$2" 222222222222 "$2.parts" "$2.id2"' _ "$REPO" "$d/b"
+	run bash -euo pipefail -c 'source "$1/bisect-tests/lib/tester.sh"; tester_kernel_hash "$2" 6.1.0-g222222222222 "$2.parts" "$2.id2"' _ "$REPO" "$d/b"
 	[ "$status" -ne 0 ]
 }
 

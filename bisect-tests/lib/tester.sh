@@ -255,49 +255,58 @@ tester_build_identity() {
 }
 
 # The tester's kernel, as a hash in the run dir's kernel.id: its
-# vmlinux.o and the modules of modules.order, without debug info and
-# build ids, the commit's 12 hex digits in the release made zeros.  Two
-# commits whose kernels differ in nothing else have the same id: kbranch
-# bisect suspects a culprit whose kernel is its parent's.  vmlinux.o, the
+# vmlinux.o, its linker script and the modules of modules.order, without
+# debug info and build ids, the release (which names the commit, and
+# with LOCALVERSION_AUTO counts commits) made zeros.  Two commits whose
+# kernels differ in nothing else have the same id: kbranch bisect
+# suspects a culprit whose kernel is its parent's.  vmlinux.o, the
 # objects linked together before the final link: that link merges equal
 # string tails, so a string "fd" may point into a release that ends in
 # ...fd at one commit and not at the next, and two vmlinux files of the
-# same code then differ in pointers.  None when the build
-# ($2) did not pass or a part cannot be read (the RESULT line then has no
-# kernel=).
+# same code then differ in pointers.  What the final link adds (the boot
+# code, kallsyms, its flags) is not in it: kbranch asks the id only of a
+# culprit that changes none of what makes those.  None when the build
+# ($2) did not pass or a part cannot be read (the RESULT line then has
+# no kernel=).
 tester_kernel_id() {
 	local v=$1 build=$2 tester rdir
 	tester=$(variant_trait "$v" tester)
 	[ "$build" = ok ] && [ "$tester" = yes ] && [ -n "${LOCALVERSION:-}" ] || return 0
 	rdir=$(run_dir "$v")
-	job_status tester_kernel_hash "$(build_dir "$v")" "${LOCALVERSION#-g}" "$rdir/kernel-parts" "$rdir/kernel.id"
+	job_status tester_kernel_hash "$(build_dir "$v")" "$(build_release "$v")" "$rdir/kernel-parts" "$rdir/kernel.id"
 	[ "$JOB_STATUS" = 0 ] || rm -f "$rdir/kernel.id"
 	rm -rf "$rdir/kernel-parts"
 }
 
-# Build dir $1's kernel, the release's digits $2 zeroed, hashed into
-# file $4; $3 a scratch dir for the stripped parts.
+# Build dir $1's kernel, its release $2 zeroed, hashed into file $4; $3
+# a scratch dir for the stripped parts.
 tester_kernel_hash() {
-	local bdir=$1 sha=$2 tmp=$3 out=$4
+	local bdir=$1 release=$2 tmp=$3 out=$4
 	mkdir -p "$tmp"
-	tester_kernel_parts "$bdir" "$tmp" | SHA=$sha perl -0777 -pe 's/\Q$ENV{SHA}\E/000000000000/g' |
-		sha256sum | cut -c1-16 >"$out"
+	tester_kernel_parts "$bdir" "$release" "$tmp" | sha256sum | cut -c1-16 >"$out"
 }
 
-# The parts, each stripped into $2 and printed after its name.
+# The parts, each printed after its name: stripped into $3, the release
+# $2 zeroed one part at a time (a part is read whole: vmlinux.o is the
+# largest).
 tester_kernel_parts() {
-	local bdir=$1 tmp=$2 ko
+	local bdir=$1 release=$2 tmp=$3 ko
 	objcopy --strip-debug -R .note.gnu.build-id "$bdir/vmlinux.o" "$tmp/vmlinux.o"
-	printf 'vmlinux.o\n'
-	cat "$tmp/vmlinux.o"
+	tester_kernel_part vmlinux.o "$tmp/vmlinux.o" "$release"
+	[ ! -f "$bdir/arch/x86/kernel/vmlinux.lds" ] ||
+		tester_kernel_part vmlinux.lds "$bdir/arch/x86/kernel/vmlinux.lds" "$release"
 	[ -f "$bdir/modules.order" ] || return 0
 	while IFS= read -r ko; do
 		ko=${ko%.o}
 		ko=${ko%.ko}.ko
 		objcopy --strip-debug -R .note.gnu.build-id "$bdir/$ko" "$tmp/module.ko"
-		printf '%s\n' "$ko"
-		cat "$tmp/module.ko"
+		tester_kernel_part "$ko" "$tmp/module.ko" "$release"
 	done <"$bdir/modules.order"
+}
+
+tester_kernel_part() {
+	printf '%s\n' "$1"
+	RELEASE=$3 perl -0777 -pe 's/\Q$ENV{RELEASE}\E/"0" x length($ENV{RELEASE})/ge' "$2"
 }
 
 # Does this run boot more than once, or run a reproducer?  yes or no (an

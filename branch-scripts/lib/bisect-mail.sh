@@ -35,13 +35,34 @@ bisect_suspect() {
 # "it builds the same kernel as its parent" when the steps at culprit $1
 # and at its parent built the same bytes but for the release (run's
 # kernel=: the tester's build, its stamps fixed); nothing when they
-# differ or either is not known.
+# differ or either is not known, or when the culprit changes what the id
+# does not cover (bisect_kernel_id_covers).
 bisect_same_kernel() {
-	local mine parents
+	local mine parents covers
+	covers=$(bisect_kernel_id_covers "$1")
+	[ "$covers" = yes ] || return 0
 	mine=$(bisect_step_kernel "$1")
 	parents=$(bisect_step_kernel "$(tgit rev-parse "$1^")")
 	[ "$mine" != - ] && [ "$mine" = "$parents" ] || return 0
 	echo "it builds the same kernel as its parent (kernel=$mine)"
+}
+
+# Does run's kernel id (vmlinux.o, the linker script, the modules) cover
+# every file culprit $1 changes?  yes or no.  C, headers, assembly and
+# Kconfig: what they change is in the objects, or in the .config and so
+# in them.  Not a Makefile or Kbuild (link flags), nor the boot code, the
+# build's host tools or a linker script source: the final link, which
+# the id leaves out, is theirs.  Nor any other file.
+bisect_kernel_id_covers() {
+	local f
+	while IFS= read -r f; do
+		case $f in
+		scripts/* | arch/*/boot/* | arch/*/tools/* | *.lds | *.lds.S) echo no; return 0 ;;
+		*.c | *.h | *.S | Kconfig | */Kconfig | */Kconfig.*) ;;
+		*) echo no; return 0 ;;
+		esac
+	done < <(tgit diff --name-only "$1^" "$1")
+	echo yes
 }
 
 # The kernel= of the step that tested commit $1 (not the revert), or "-".
