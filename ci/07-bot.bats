@@ -40,3 +40,7 @@ bot_units() {
 @test "bot: the lock files a killed pass leaves are found in the bot's own git dirs only, and a second pass waits for the first to end" {
 	bot_units Restart
 }
+
+@test "bot: status says how long after it reached the list each series was answered, counted from its first part, and how many series wait" {
+	bot_units Observable
+}

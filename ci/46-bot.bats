@@ -257,6 +257,9 @@ newest_header() {
 	[ ! -e "$BOT_WORK/bot/tree/.git/index.lock" ]
 	run bot_kbranch bot status
 	[[ "$output" == *" fail $(msgid_of "$dir"/v1-0000-*.patch) v1 1 "* ]]
+	# How long the poster waited, from the archive to the answer.
+	[[ "$(grep -F " fail $(msgid_of "$dir"/v1-0000-*.patch) v1 1 " <<<"$output")" =~ \ answered=[0-9]+s$ ]]
+	[ "${lines[-1]}" = "queue: 0 series waiting; skipped: $(jq '.skipped | length' "$BOT_WORK/bot/state.json"), replies: $(jq '.replied | length' "$BOT_WORK/bot/state.json")" ]
 }
 
 @test "bot start runs passes in a session of its own until stop, which leaves nothing of it; status says which" {

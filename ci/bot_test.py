@@ -176,5 +176,40 @@ class Restart(unittest.TestCase):
             lock.close()
 
 
+class Observable(unittest.TestCase):
+    """What status says: each series' wait from the list to the answer,
+    and how many series wait."""
+
+    def test_status_says_each_answer_time_and_the_queue(self):
+        import contextlib
+        import io
+        with tempfile.TemporaryDirectory() as d:
+            state = {'series': {'k1': {'outcome': 'fail', 'group': 'a@b v1 2', 'base': 'c0ffee', 'seconds': 42}},
+                     'pending': {'x@y v1 3': {'first_seen': 0, 'arrived': 0, 'parts': ['p1', 'p2']}},
+                     'replied': ['r'], 'skipped': []}
+            with open(os.path.join(d, 'state.json'), 'w') as f:
+                json.dump(state, f)
+            env = {'BOT_DIR': d, 'BOT_INBOX': d, 'BOT_ARCHIVE_URL': 'http://x/', 'BOT_SMTP_PORT': '1', 'BOT_TREE': d}
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                bot.Bot(env).status()
+            lines = out.getvalue().splitlines()
+            self.assertTrue(lines[0].startswith('k1 fail a@b v1 2 base=c0ffee checks='), lines[0])
+            self.assertTrue(lines[0].endswith(' answered=42s'), lines[0])
+            self.assertEqual(lines[1], 'pending x@y v1 3 (2 parts)')
+            self.assertEqual(lines[2], 'queue: 1 series waiting; skipped: 0, replies: 1')
+
+    def test_a_series_arrives_with_its_first_part(self):
+        with tempfile.TemporaryDirectory() as d:
+            env = {'BOT_DIR': d, 'BOT_INBOX': d, 'BOT_ARCHIVE_URL': 'http://x/', 'BOT_SMTP_PORT': '1', 'BOT_TREE': d}
+            b = bot.Bot(env)
+            cover = mail('[PATCH 0/1] ext4: a series', 'c@x')
+            patch = mail('[PATCH 1/1] ext4: a fix', 'p@x', irt='c@x', refs=['c@x'])
+            b.file_message(cover.as_bytes(), 100)
+            b.file_message(patch.as_bytes(), 200)
+            (pend,) = b.state['pending'].values()
+            self.assertEqual(pend['arrived'], 100)
+
+
 if __name__ == '__main__':
     unittest.main()
