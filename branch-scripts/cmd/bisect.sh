@@ -33,8 +33,8 @@
 # A confirmed culprit also gets regression.eml beside it, the report as a
 # mail to its author and maintainers (lib/bisect-mail.sh); a culprit
 # that cannot have changed the guest's kernel (only documentation,
-# defconfigs, other architectures or comments, or a merge) is suspect:
-# the answer is inconclusive.
+# defconfigs, other architectures or comments, a merge, or source whose
+# compiled kernel is its parent's) is suspect: the answer is inconclusive.
 # --find-fix: the other way round, the commit that fixed it.  B, the bad
 # end, is the older (the bug is there), A, the good end, the newer (it is
 # gone); git bisect's terms are "broken" and "fixed", the culprit is "the

@@ -8,7 +8,8 @@
 # Why culprit $1 cannot have changed the x86_64 kernel the guest boots, in
 # words, or nothing when it can: a merge, or a change only to
 # documentation, to defconfigs, to other architectures, or to comments;
-# or, whatever it changes, a kernel built byte for byte as its parent's.
+# or a change of source whose compiled kernel is its parent's
+# (bisect_same_kernel).
 bisect_suspect() {
 	local culprit=$1 parents files n comments
 	parents=$(tgit rev-list --parents -n 1 "$culprit" | wc -w)
