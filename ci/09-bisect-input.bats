@@ -654,7 +654,10 @@ touch %s
 		architecture) echo 'int lost_acl; /* lost-acl */' >"$tree/arch/arm64/kernel/x.c" ;;
 		comments) printf 'int x; /* lost-acl:\n * a comment */\n' >"$tree/fs/ext4/x.c" ;;
 		unbuilt) echo 'int lost_acl = 1; /* lost-acl */' >"$tree/drivers/unbuilt/x.c" ;;
-		makefile) mkdir -p "$tree/drivers/unbuilt" && echo 'ldflags-y += -z noexecstack # lost-acl' >"$tree/drivers/unbuilt/Makefile" ;;
+		makefile)
+			mkdir -p "$tree/drivers/unbuilt"
+			echo 'ldflags-y += -z noexecstack # lost-acl' >"$tree/drivers/unbuilt/Makefile"
+			;;
 		x86) echo 'int lost_acl = 1; /* lost-acl */' >"$tree/arch/x86/kernel/x.c" ;;
 		code) printf 'int x = 1; /* lost-acl */\n' >"$tree/fs/ext4/x.c" ;;
 		esac

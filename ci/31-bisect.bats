@@ -237,7 +237,8 @@ sys.stdout.buffer.write(next(iter(mailbox.mbox(sys.argv[1]))).as_bytes())' "$BAT
 	# builds, one kernel.
 	mapfile -t ids < <(sed -n 's/^     .* release=[^ ]* kernel=\([0-9a-f]\{16\}\)$/\1/p' "$report")
 	[ "${#ids[@]}" -eq 3 ]
-	[ "${ids[0]}" = "${ids[1]}" ] && [ "${ids[1]}" = "${ids[2]}" ]
+	[ "${ids[0]}" = "${ids[1]}" ]
+	[ "${ids[1]}" = "${ids[2]}" ]
 	grep -qxF "suspect: it builds the same kernel as its parent (kernel=${ids[0]}), so it cannot have changed the kernel the guest booted" "$report"
 	[ ! -e "$(dirname "$report")/regression.eml" ]
 }

@@ -256,6 +256,7 @@ newest_header() {
 	grep -q "removed $BOT_WORK/bot/mirror.git/refs/bot/seen/0.lock, left by a pass that was killed" "$BOT_WORK/bot/bot.log"
 	[ ! -e "$BOT_WORK/bot/tree/.git/index.lock" ]
 	run bot_kbranch bot status
+	[ "$status" -eq 0 ]
 	[[ "$output" == *" fail $(msgid_of "$dir"/v1-0000-*.patch) v1 1 "* ]]
 	# How long the poster waited, from the archive to the answer.
 	[[ "$(grep -F " fail $(msgid_of "$dir"/v1-0000-*.patch) v1 1 " <<<"$output")" =~ \ answered=[0-9]+s$ ]]
