@@ -78,20 +78,13 @@ tester_options_check() {
 # its #! line, read here with that shell when it is sh, dash or bash (the
 # guest's own, as Debian 12 has them); another interpreter is not read.
 tester_script_check() {
-	local guest=$1 shell out rc=0
+	local guest=$1 out rc=0 runner=()
 	[ -n "$BT_TEST_SCRIPT" ] || return 0
-	if [ "$guest" = debian ]; then
-		shell=$(tester_script_shell "$BT_TEST_SCRIPT")
-		case $shell in
-		sh | dash | bash) out=$("$shell" -n "$BT_TEST_SCRIPT" 2>&1) || rc=$? ;;
-		*) return 0 ;;
-		esac
-	else
-		shell='busybox sh'
-		out=$(busybox sh -n "$BT_TEST_SCRIPT" 2>&1) || rc=$?
-	fi
+	mapfile -t runner < <(tester_script_runner "$guest")
+	[ "${#runner[@]}" -gt 0 ] || return 0
+	out=$("${runner[@]}" -n "$BT_TEST_SCRIPT" 2>&1) || rc=$?
 	[ "$rc" = 0 ] ||
-		die_setup "--test $BT_TEST_SCRIPT: $shell -n finds a syntax error, the guest could not run it: $(sed -n 1p <<<"$out")"
+		die_setup "--test $BT_TEST_SCRIPT: ${runner[*]} -n finds a syntax error, the guest could not run it: $(sed -n 1p <<<"$out")"
 }
 
 # The shell the guest ($1: busybox or debian) runs the reproducer with,
@@ -271,7 +264,7 @@ tester_build_identity() {
 tester_kernel_id() {
 	local v=$1 build=$2 tester rdir
 	tester=$(variant_trait "$v" tester)
-	[ "$build" = ok ] && [ "$tester" = yes ] && [ -n "${LOCALVERSION:-}" ] || return 0
+	[ "$build" = ok ] && [ "$tester" = yes ] || return 0
 	rdir=$(run_dir "$v")
 	job_status tester_kernel_hash "$(build_dir "$v")" "$(build_release "$v")" "$rdir/kernel-parts" "$rdir/kernel.id"
 	[ "$JOB_STATUS" = 0 ] || rm -f "$rdir/kernel.id"
