@@ -44,3 +44,7 @@ bot_units() {
 @test "bot: status says how long after it reached the list each series was answered, counted from its first part, and how many series wait" {
 	bot_units Observable
 }
+
+@test "bot: a message over 50 MiB is a recorded skip, one at the limit is read; a flood of 200 messages, ids that name paths and subjects with shell metacharacters each get their outcome, and nothing is written outside the bot's dir" {
+	bot_units Hostile
+}

@@ -211,5 +211,63 @@ class Observable(unittest.TestCase):
             self.assertEqual(pend['arrived'], 100)
 
 
+class Hostile(unittest.TestCase):
+    """Mail no one should send: too big, a flood, ids that name paths.
+    Each message gets a defined outcome, and nothing is written outside
+    the bot's dir."""
+
+    def env(self, d):
+        return {'BOT_DIR': d, 'BOT_INBOX': d, 'BOT_ARCHIVE_URL': 'http://x/', 'BOT_SMTP_PORT': '1', 'BOT_TREE': d}
+
+    def test_a_message_over_the_limit_is_a_recorded_skip_and_one_at_it_is_read(self):
+        with tempfile.TemporaryDirectory() as d:
+            b = bot.Bot(self.env(d))
+            limit = 50 << 20
+            self.assertEqual(b.max_size, limit)
+            head = mail('[PATCH 1/1] ext4: a big one', 'big@x').as_bytes()
+            b.file_message(head + b'x' * (limit + 1 - len(head)))
+            self.assertEqual(b.state['skipped'],
+                             [{'message': '(unread)', 'why': "a message of %d bytes, over the bot's %d" % (limit + 1, limit)}])
+            self.assertEqual(b.state['pending'], {})
+            self.assertFalse(os.path.exists(os.path.join(d, 'mail')))
+            b.file_message(head + b'x' * (limit - len(head)))
+            self.assertEqual(len(b.state['pending']), 1)
+
+    def test_a_flood_of_200_messages_each_gets_its_outcome(self):
+        import time
+        with tempfile.TemporaryDirectory() as top:
+            d = os.path.join(top, 'bot')
+            os.mkdir(d)
+            b = bot.Bot(self.env(d))
+            raws = []
+            for n in range(40):
+                cover = '../../c%d@flood' % n
+                raws.append(mail('[PATCH 0/3] ext4: series %d' % n, cover).as_bytes())
+                for k in (1, 2, 3):
+                    raws.append(mail('[PATCH %d/3] ext4: part %d of %d' % (k, k, n), 'p%d.%d@flood' % (n, k),
+                                     irt=cover, refs=[cover]).as_bytes())
+            for n in range(20):
+                raws.append(mail('Re: [PATCH 1/3] ext4: part 1 of %d' % n, 'r%d@flood' % n,
+                                 irt='p%d.1@flood' % n).as_bytes())
+            for n in range(20):
+                raws.append(mail('lunch $(rm -rf /) `id` ; today?', '../../../escape%d@flood' % n).as_bytes())
+            self.assertEqual(len(raws), 200)
+            start = time.monotonic()
+            for raw in raws:
+                b.file_message(raw, 1)
+            self.assertLess(time.monotonic() - start, 30)
+            self.assertEqual(len(b.state['pending']), 40)
+            self.assertTrue(all(len(p['parts']) == 4 for p in b.state['pending'].values()))
+            self.assertEqual([s['why'] for s in b.state['skipped']],
+                             ['not a patch: lunch $(rm -rf /) `id` ; today?'] * 20)
+            # The replies are read and left: neither a series part nor a skip.
+            self.assertEqual(len(os.listdir(os.path.join(d, 'mail'))), 160)
+            self.assertEqual(os.listdir(top), ['bot'])
+            for path in b.state['pending'].values():
+                for msgid in path['parts']:
+                    self.assertEqual(os.path.dirname(b.mail_path(msgid)), os.path.join(d, 'mail'))
+            self.assertEqual(os.path.dirname(b.mail_path('../../../escape0@flood')), os.path.join(d, 'mail'))
+
+
 if __name__ == '__main__':
     unittest.main()
