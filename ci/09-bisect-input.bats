@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# shellcheck disable=SC2154 # $status, $output, $stderr: set by bats' run
+# shellcheck disable=SC2154,SC2030,SC2031 # $status, $output, $stderr: set by bats' run, in a subshell
 # kbranch bisect's bad input, in the fast tier: each is one line and exit
 # 128, with nothing checked out and nothing built.  The tree is a small
 # git tree with the series' shape (a commit named as the fixture is, and
