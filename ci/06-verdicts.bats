@@ -59,7 +59,7 @@ series_shaped_tree_make() {
 }
 
 at_patch() {
-	git checkout -q --detach "ext4-rename~$((4 - $1))"
+	git checkout -q --detach "ext4-rename~$(($(series_length) - $1))"
 }
 
 @test "at patch 1, errors in fs/ext4 and in mdp.c are the series' (the range owns them): bad, not skip" {

@@ -143,15 +143,16 @@ cover_msgid() {
 }
 
 # The series' earlier revisions as the list saw them, in a copy of this
-# repository (the tooling as it is now): v2's base/, patches/, series.txt
-# and cover-letter.txt from this repository's history (commit 860cce3, the
-# last with v2), and v1 as ci/series-v1.diff on top of v2's files.
+# repository (the tooling as it is now): a revision's base/, patches/,
+# series.txt and cover-letter.txt from this repository's history (the last
+# commit with it), and v1 as ci/series-v1.diff on top of v2's files.
 V2_COMMIT=860cce3
-copy_at_v2() {
+V3_COMMIT=b3c1e0e
+copy_at() {
 	local copy
 	copy=$(repo_copy)
 	rm -rf "$copy/patches"
-	git -C "$REPO" archive "$V2_COMMIT" base patches series.txt cover-letter.txt | tar -x -C "$copy"
+	git -C "$REPO" archive "$1" base patches series.txt cover-letter.txt | tar -x -C "$copy"
 	printf '%s\n' "$copy"
 }
 
@@ -163,7 +164,7 @@ copy_at_v2() {
 	local v1 base tip
 	base=$(ktree rev-parse 'ext4dev-base^{commit}')
 	tip=$(ktree rev-parse ext4-rename)
-	v1=$(copy_at_v2)
+	v1=$(copy_at "$V2_COMMIT")
 	(cd "$v1" && git apply --whitespace=nowarn "$REPO/ci/series-v1.diff")
 	# Revision 1: series.txt says none.
 	[ -z "$(grep '^# revision:' "$v1/series.txt" || true)" ]
@@ -188,7 +189,7 @@ copy_at_v2() {
 @test "v2 goes to the list with a link to v1 and the range-diff v1 -> v2, v1's own base read from its sent tag" {
 	local v2 tip
 	tip=$(ktree rev-parse ext4-rename)
-	v2=$(copy_at_v2)
+	v2=$(copy_at "$V2_COMMIT")
 	"$v2/branch-scripts/kbranch" apply 2>&1 | sed 's/^/# /' >&3
 	run "$v2/branch-scripts/kbranch" submit
 	echo "$output"
@@ -208,8 +209,24 @@ copy_at_v2() {
 	cover_msgid >"$KBRANCH_CI_SCRATCH/v2.msgid"
 }
 
-# The series in patches/ (v3) goes out with one submit.
-@test "submit sends the current series (v3) with a link to v2, the range-diff v2 -> v3 and the verdicts of both; b4 shazam of its message-id onto ext4dev-base gives the tip's tree" {
+@test "v3 goes to the list with a link to v2 and the range-diff v2 -> v3" {
+	local v3 tip
+	tip=$(ktree rev-parse ext4-rename)
+	v3=$(copy_at "$V3_COMMIT")
+	"$v3/branch-scripts/kbranch" apply 2>&1 | sed 's/^/# /' >&3
+	run "$v3/branch-scripts/kbranch" submit
+	echo "$output"
+	"$KBRANCH" apply 2>&1 | sed 's/^/# /' >&3
+	[ "$(ktree rev-parse ext4-rename)" = "$tip" ]
+	[ "$status" -eq 0 ]
+	grep -q '^Subject: \[PATCH v3 1/4\] ext4: rename the ext4dev Kconfig options to ext4' "$KBRANCH_WORK"/outgoing/0001-*.eml
+	grep -qxF " - Link to v2: $ARCHIVE$(cat "$KBRANCH_CI_SCRATCH/v2.msgid")" "$KBRANCH_WORK"/outgoing/0000-*.eml
+	grep -q '^ *[0-9]*:  *[0-9a-f]* ! [0-9]*:  *[0-9a-f]* ext4: rename the ext4dev module' "$KBRANCH_WORK"/outgoing/range-diff-v2-v3.txt
+	cover_msgid >"$KBRANCH_CI_SCRATCH/v3.msgid"
+}
+
+# The series in patches/ (v4) goes out with one submit.
+@test "submit sends the current series (v4) with a link to v3, the range-diff v3 -> v4 and the verdicts of both; b4 shazam of its message-id onto ext4dev-base gives the tip's tree" {
 	local wt=$KBRANCH_CI_SCRATCH/shazam msgid m id changeid rev
 	rev=$(sed -n 's/^# revision: //p' "$REPO/series.txt")
 	run "$KBRANCH" submit
@@ -217,13 +234,13 @@ copy_at_v2() {
 	[ "$status" -eq 0 ]
 	msgid=$(cover_msgid)
 	[ -n "$msgid" ]
-	grep -q "^Subject: \[PATCH v$rev 1/4\] ext4: rename the ext4dev Kconfig options to ext4" "$KBRANCH_WORK"/outgoing/0001-*.eml
+	grep -q "^Subject: \[PATCH v$rev 1/$(series_length)\] ext4: rename the ext4dev Kconfig options to ext4" "$KBRANCH_WORK"/outgoing/0001-*.eml
 	grep -q "^Changes in v$rev" "$KBRANCH_WORK"/outgoing/0000-*.eml
-	grep -qxF " - Link to v$((rev - 1)): $ARCHIVE$(cat "$KBRANCH_CI_SCRATCH/v2.msgid")" "$KBRANCH_WORK"/outgoing/0000-*.eml
+	grep -qxF " - Link to v$((rev - 1)): $ARCHIVE$(cat "$KBRANCH_CI_SCRATCH/v$((rev - 1)).msgid")" "$KBRANCH_WORK"/outgoing/0000-*.eml
 	grep -q '^ *[0-9]*:  *[0-9a-f]* ! [0-9]*:  *[0-9a-f]* ext4: rename the ext4dev module' "$KBRANCH_WORK/outgoing/range-diff-v$((rev - 1))-v$rev.txt"
-	# The fixture is a prerequisite of both, not a patch v3 dropped.
+	# The fixture is a prerequisite of both, not a patch the revision dropped.
 	[ -z "$(grep 'fixture: recreate the ext4dev-era' "$KBRANCH_WORK/outgoing/range-diff-v$((rev - 1))-v$rev.txt" || true)" ]
-	# v2 was never verified here; v3 was when 15-verify.bats ran first in
+	# v3 was never verified here; v4 was when 15-verify.bats ran first in
 	# this work dir (run alone, this file has no verdicts for either).
 	if [ -f "$KBRANCH_CI_SCRATCH/verify.tap" ]; then
 		grep -q '^    builtin  *-  *-> good  *(changed)' <<<"$output"
@@ -363,9 +380,9 @@ wait_archived() {
 	git -C "$REPO" checkout -q -- patches series.txt
 	[ "$status" -eq 0 ]
 	[ "$(ktree rev-parse "$after^{tree}")" = "$(ktree rev-parse "$before^{tree}")" ]
-	ktree log --format='%(trailers:only,unfold)' "$after~3" -1 | grep -qx 'Acked-by: Andreas Dilger <adilger@kernel.test>'
-	ktree log --format='%(trailers:only,unfold)' "$after~2" -1 | grep -qx 'Reviewed-by: Rev Iewer <rev@kernel.test>'
-	[ "$(ktree log --format='%(trailers:only,unfold)' "$before..$after" | grep -c '^Acked-by: Andreas Dilger')" -eq 4 ]
+	ktree log --format='%(trailers:only,unfold)' "$after~$(($(series_length) - 1))" -1 | grep -qx 'Acked-by: Andreas Dilger <adilger@kernel.test>'
+	ktree log --format='%(trailers:only,unfold)' "$after~$(($(series_length) - 2))" -1 | grep -qx 'Reviewed-by: Rev Iewer <rev@kernel.test>'
+	[ "$(ktree log --format='%(trailers:only,unfold)' "$before..$after" | grep -c '^Acked-by: Andreas Dilger')" -eq "$(series_length)" ]
 	# (bats does not fail on a "! command" line: compare instead.)
 	[ -z "$(ktree log --format=%B "$before..$after" | grep -e '^Reviewed-by: Theodore' -e 'eve@kernel.test' -e 'bob, on my laptop')" ]
 	# Each refused trailer says who sent it.
@@ -450,15 +467,15 @@ wait_archived() {
 	rm -rf "$wt"
 	ktree worktree add -q --detach "$wt" 'ext4dev-base^{commit}'
 	(cd "$wt" && b4_here shazam "$msgid") || true
-	local tree_v3 tree_tip
-	tree_v3=$(git -C "$wt" rev-parse 'HEAD^{tree}')
+	local tree_sent tree_tip
+	tree_sent=$(git -C "$wt" rev-parse 'HEAD^{tree}')
 	tree_tip=$(ktree rev-parse 'ext4-rename^{tree}')
 	ktree worktree remove --force "$wt"
 	ktree checkout -q ext4-rename
 	ktree reset -q --hard "$before"
 	git -C "$REPO" checkout -q -- series.txt
 	[ "$status" -eq 0 ]
-	grep -q "^Subject: \[PATCH v$((rev + 1)) 2/4\]" "$KBRANCH_WORK"/outgoing/0002-*.eml
+	grep -q "^Subject: \[PATCH v$((rev + 1)) 2/$(series_length)\]" "$KBRANCH_WORK"/outgoing/0002-*.eml
 	grep -qxF " - Link to v$rev: $ARCHIVE$prev" "$KBRANCH_WORK"/outgoing/0000-*.eml
 	grep -q 'Derived from a patch by' "$KBRANCH_WORK/outgoing/range-diff-v$rev-v$((rev + 1)).txt"
 	if [ -f "$KBRANCH_CI_SCRATCH/verify.tap" ]; then
@@ -466,7 +483,7 @@ wait_archived() {
 	else
 		grep -q "no verdicts recorded for either revision" <<<"$output"
 	fi
-	[ "$tree_v3" = "$tree_tip" ]
+	[ "$tree_sent" = "$tree_tip" ]
 }
 
 # exim's own record of what it received: one "<=" line per accepted message.

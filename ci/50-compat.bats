@@ -152,13 +152,14 @@ make_detour_branch() {
 	run "$KBRANCH" defconfigs --arch x86_64 --arch i386 --arch um
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[ "$(grep -c '^ok [0-9]* - arch/.*equals the packaged tree' <<<"$output")" -eq 4 ]
+	[ "$(grep -c '^ok [0-9]* - arch/.*equals the packaged tree.*it equals the tip'"'"'s$' <<<"$output")" -eq 4 ]
 	[ "$(tree_state)" = "$before" ]
 	# Results are kept by tree: nothing changed, no Kconfig run.  (The next
 	# test changes the tip, and its results are made again.)
 	run "$KBRANCH" defconfigs --arch x86_64 --arch i386 --arch um
 	[ "$status" -eq 0 ]
-	[ "$(grep -c 'results kept from an earlier run' <<<"$output")" -eq 4 ]
+	# Four roles, and two for each commit between the base and the tip.
+	[ "$(grep -c 'results kept from an earlier run' <<<"$output")" -eq $((4 + 2 * ($(series_length) - 1))) ]
 	[ "$(grep -c 'Kconfig runs (' <<<"$output")" -eq 0 ]
 }
 
@@ -168,7 +169,7 @@ make_detour_branch() {
 # caught too.
 @test "defconfigs: a tip defconfig that gains the compat type, or one that loses ACLs, is caught with its line" {
 	scratch_commit ext4-rename 'ext4: the compat type on for every config, and i386 loses ACLs' sh -c \
-		"sed -i 's/^\tdefault y if EXT4DEV_FS != n || EXT4DEV_FS_POSIX_ACL || EXT4DEV_FS_SECURITY\$/\tdefault y/' fs/ext4/Kconfig &&
+		"sed -i 's/^\tdefault y if EXT4DEV_FS != n\$/\tdefault y/' fs/ext4/Kconfig &&
 		 grep -qP '^\tdefault y\$' fs/ext4/Kconfig &&
 		 sed -i '/^CONFIG_EXT4_FS_POSIX_ACL=y\$/d' arch/x86/configs/i386_defconfig"
 	ktree checkout -q -f ext4-rename
@@ -179,6 +180,28 @@ make_detour_branch() {
 	grep -q '^not ok [0-9]* - arch/x86/configs/x86_64_defconfig (ARCH=x86_64) differs' <<<"$output"
 	grep -qx '# tip: + CONFIG_EXT4DEV_COMPAT=y' <<<"$output"
 	grep -qx '# tip: - CONFIG_EXT4_FS_POSIX_ACL=y' <<<"$output"
+}
+
+# v3 of the series, from this repository's history: its patch 1 made
+# EXT4_FS select EXT4DEV_FS and its patches 2 and 3 defaulted the ext4dev
+# type to y, so a defconfig of the ext4 era made at any of them kept the
+# type at the tip (v3's review, R1).
+V3_COMMIT=b3c1e0e
+@test "defconfigs: v3, where a defconfig made at patches 1 to 3 keeps the ext4dev type at the tip, is caught with its lines" {
+	local f
+	ktree checkout -q -f -B v3 'ext4dev-base^{commit}'
+	for f in $(git -C "$REPO" show "$V3_COMMIT:series.txt" | grep -v '^#' | grep .); do
+		git -C "$REPO" show "$V3_COMMIT:patches/$f" | ktree -c user.name=ci -c user.email=ci@localhost am -q
+	done
+	run "$KBRANCH" defconfigs --branch v3 --arch x86_64
+	ktree checkout -q -f ext4-rename
+	ktree branch -q -D v3
+	echo "$output"
+	[ "$status" -eq 1 ]
+	grep -q '^not ok [0-9]* - arch/x86/configs/x86_64_defconfig (ARCH=x86_64) differs' <<<"$output"
+	grep -qx '# made at patch 1: + CONFIG_EXT4DEV_FS=y' <<<"$output"
+	grep -qx '# made at patch 2: + CONFIG_EXT4DEV_COMPAT=y' <<<"$output"
+	grep -qx '# made at patch 3: + CONFIG_EXT4DEV_COMPAT=y' <<<"$output"
 }
 
 @test "kbranch results prints the commit x variant table from the notes" {

@@ -79,14 +79,14 @@ shapes_tap() {
 	grep -q '^missed: [A-Z0-9_]*=[ymn-] [A-Z0-9_]*=[ymn-] [A-Z0-9_]*=[ymn-]$' <<<"$output"
 }
 
-# v2's Kconfig planted back on top of v3: the old ACL and security options
+# v2's Kconfig planted back on top of the series: the old ACL and security options
 # depending on EXT4DEV_FS, which a minimal form leaves out when EXT3_FS
 # selects it.  Only the scratch point is new: about a minute.
 @test "shapes: the old ACL and security options depending on EXT4DEV_FS, as in v2, are caught: minimal forms with EXT3_FS and the old ACL option lose ACL and security labels" {
 	[ "${KBRANCH_CI_FULL:-0}" = 1 ] || skip "a carried-minimal verify of a planted Kconfig, about 2 minutes, past what CI's 90 minutes leave on a slow day (KBRANCH_CI_FULL=1 runs it)"
 	local way line shapes
 	scratch_commit ext4-rename 'ext4: the old ACL and security options depend on EXT4DEV_FS' \
-		sed -i '/^config EXT4DEV_FS_\(POSIX_ACL\|SECURITY\)$/,/^$/s/^\tdepends on EXT4_FS$/\tdepends on EXT4DEV_FS/' fs/ext4/Kconfig
+		sed -i '/^config EXT4DEV_FS_\(POSIX_ACL\|SECURITY\)$/,/^$/s/^\t\(bool .*\)$/\t\1\n\tdepends on EXT4DEV_FS/' fs/ext4/Kconfig
 	[ "$(ktree diff ext4-rename scratch | grep -c '^+.*depends on EXT4DEV_FS$')" -eq 2 ]
 	run "$KBRANCH" verify --branch scratch --variant carried-minimal
 	echo "$output"
@@ -107,9 +107,37 @@ shapes_tap() {
 	grep -qx "$(printf 'minimal jumped: - CONFIG_EXT4_FS_POSIX_ACL=y\t200')" "$shapes/differences.all"
 }
 
+# The ext4dev type both ways (v3's review): where a commit has it, a shape
+# whose base form names an ext4dev option keeps it, and no other gets it.
+# Two planted commits on the tip, one verify: the type on by default for
+# every config (the widening), then, on top, EXT4DEV_FS without the default
+# that keeps the savedefconfig form of an ext4dev-era config (EXT3_FS and
+# an old ACL or security option) one of that era (the narrowing).
+@test "shapes: the ext4dev type on for every config, and off for ext4dev-era minimal forms, are each caught at their commit" {
+	local widened narrowed
+	scratch_commit ext4-rename 'ext4: the compat type on for every config' \
+		sed -i 's/^\tdefault y if EXT4DEV_FS != n$/\tdefault y/' fs/ext4/Kconfig
+	widened=$(ktree rev-parse --short scratch)
+	scratch_commit scratch 'ext4: EXT4DEV_FS without its default for old minimal configs' sh -c \
+		"git checkout ext4-rename -- fs/ext4/Kconfig && sed -i '/^\tdefault EXT3_FS if EXT4DEV_FS_POSIX_ACL || EXT4DEV_FS_SECURITY\$/d' fs/ext4/Kconfig"
+	narrowed=$(ktree rev-parse --short scratch)
+	[ "$(ktree diff scratch~2 scratch~1 | grep -c '^+.*default y$')" -eq 1 ]
+	[ "$(ktree diff scratch~2 scratch | grep -c '^-.*default EXT3_FS if')" -eq 1 ]
+	run "$KBRANCH" verify --branch scratch --variant carried-minimal
+	echo "$output"
+	[ "$status" -eq 1 ]
+	grep -q "^not ok [0-9]* - $widened .*\[carried-minimal\]" <<<"$output"
+	grep -q "^not ok [0-9]* - $narrowed .*\[carried-minimal\]" <<<"$output"
+	grep -q '^# minimal jumped: the ext4dev type is on, though the base form names no ext4dev option: [0-9]* of [0-9]* seeds do' <<<"$output"
+	grep -q '^# minimal jumped: the ext4dev type is off, though the base form names an ext4dev option: [0-9]* of [0-9]* seeds do' <<<"$output"
+	# Only the widening switches the type on where it does not belong; at
+	# the narrowed commit, the jumped shapes only lose it.
+	[ -z "$(sed -n "/^not ok [0-9]* - $narrowed /,\$p" <<<"$output" | grep 'jumped: the ext4dev type is on')" ]
+}
+
 @test "shapes: a commit whose old security option no longer selects the new one is caught by the random configs carried from the base" {
 	scratch_commit ext4-rename 'ext4: EXT4DEV_FS_SECURITY stops selecting EXT4_FS_SECURITY' \
-		sed -i '/^config EXT4DEV_FS_SECURITY$/,/^$/{/^\tselect EXT4_FS_SECURITY$/d}' fs/ext4/Kconfig
+		sed -i '/^config EXT4DEV_FS_SECURITY$/,/^$/{/^\tselect EXT4_FS_SECURITY if EXT4_FS$/d}' fs/ext4/Kconfig
 	ktree diff --quiet ext4-rename scratch && false
 	run "$KBRANCH" verify --branch scratch --variant carried-minimal
 	echo "$output"

@@ -68,7 +68,7 @@ full_only() {
 	rw apply 2>&1 | sed 's/^/# /' >&3
 	git -C "$RW/work/linux" rev-parse -q --verify "refs/tags/packaged/$OLD" >/dev/null
 	[ "$(git -C "$RW/work/linux" tag --merged ext4dev-base -l 'packaged/*')" = "packaged/$OLD" ]
-	[ "$(git -C "$RW/work/linux" rev-list --count ext4dev-base..ext4-rename)" -eq 4 ]
+	[ "$(git -C "$RW/work/linux" rev-list --count ext4dev-base..ext4-rename)" -eq "$(series_length)" ]
 }
 
 @test "rebase: the series verifies (builtin) on the older version" {
@@ -166,8 +166,8 @@ full_only() {
 	[ "$status" -eq 0 ]
 	[ "$(git -C "$RW/work/linux" rev-parse ext4-rename)" = "$(ktree rev-parse ext4-rename)" ]
 	[ "$(git -C "$RW/work/linux" rev-parse 'ext4dev-base^{commit}')" = "$(ktree rev-parse 'ext4dev-base^{commit}')" ]
-	[ "$(git -C "$RW/work/linux" rev-parse "ext4dev-base-$OLD^{commit}")" = "$(git -C "$RW/work/linux" rev-parse "$old_tip~4")" ]
-	[ "$(grep -c '^[0-9]:  [0-9a-f]* = [0-9]:  [0-9a-f]* ext4: ' <<<"$output")" -eq 4 ]
+	[ "$(git -C "$RW/work/linux" rev-parse "ext4dev-base-$OLD^{commit}")" = "$(git -C "$RW/work/linux" rev-parse "$old_tip~$(series_length)")" ]
+	[ "$(grep -c '^[0-9]:  [0-9a-f]* = [0-9]:  [0-9a-f]* ' <<<"$output")" -eq "$(series_length)" ]
 	[ "$(cat "$RW/repo/base/linux-source.version")" = "$VERSION" ]
 	diff -r "$REPO/patches" "$RW/repo/patches"
 	cmp "$REPO/series.txt" "$RW/repo/series.txt"

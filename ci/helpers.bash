@@ -73,6 +73,11 @@ needs_verified() {
 
 # Branch "scratch" at $1 plus one commit: $2 is its subject, the rest a
 # command run in the kernel tree that makes the change.
+# The number of patches in series.txt.
+series_length() {
+	grep -v '^#' "$REPO/series.txt" | grep -c .
+}
+
 scratch_commit() {
 	local at=$1 subject=$2
 	shift 2

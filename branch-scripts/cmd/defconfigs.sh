@@ -1,13 +1,17 @@
 # shellcheck shell=bash
-# summary: Kconfig only: every defconfig the series touches, made at the tip and made at ext4dev-base then carried there, equals in the ext4 family what packaged/<version> makes of it (TAP); [--branch NAME] [--arch ARCH]...
+# summary: Kconfig only: every defconfig the series touches, made at the tip and made at ext4dev-base then carried there, equals in the ext4 family what packaged/<version> makes of it, and the tip's file made at each commit between and carried to the tip equals the tip's result (TAP); [--branch NAME] [--arch ARCH]...
 
-# For each defconfig, with the ARCH its path names, three trees and four
-# Kconfig runs: the packaged tree's result (the reference), the tip's own,
-# and the base's result taken to the tip with olddefconfig, as a tester who
-# made it at the base gets.  Both tip results must equal the reference,
-# line for line in the ext4 family (carry_family), except lines
+# For each defconfig, with the ARCH its path names: the packaged tree's
+# result (the reference), the tip's own, and the base's result taken to the
+# tip with olddefconfig, as a tester who made it at the base gets.  Both tip
+# results must equal the reference, line for line in the ext4 family
+# (carry_family).  And the tip's file (the defconfig of the ext4 era) made
+# at each commit between the base and the tip, then taken to the tip, must
+# equal the tip's own result: what a tester who made it mid-series keeps
+# that a fresh config lacks is the series' residue (v3's patches 2 and 3
+# left the ext4dev type on in every config made there).  Allowed: lines
 # bisect-tests/compat-differences lists as "defconfig" for step 4 ("tip: +
-# line" or "from the base: - line").
+# line", "from the base: - line", "made at patch K: + line").
 #
 # No build: Kconfig only, through lib/kconfig.sh (make once per ARCH, then
 # kconfig-batch, one parse per ARCH and role), one ARCH per core.  The
@@ -16,7 +20,15 @@
 # a re-run makes only what a changed tree needs (the tip's and the carried
 # ones, after a change to the series).
 
-DEFCONFIG_ROLES=(packaged base tip carried)
+# The roles, in the order they run: made@C makes the tip's file at series
+# commit C, carried@C takes that result to the tip.
+defconfig_roles() {
+	local c
+	printf '%s\n' packaged base tip carried
+	for c in $(kgit rev-list --reverse "$KB_BASE_TAG..$DEFCONFIG_BRANCH^"); do
+		printf 'made@%s\ncarried@%s\n' "$c" "$c"
+	done
+}
 
 defconfig_dir() {
 	printf '%s/defconfigs/%s\n' "$KBRANCH_WORK" "$DEFCONFIG_TOOLS"
@@ -56,6 +68,11 @@ role_dir() {
 	base) key=$(kgit rev-parse "$KB_BASE_TAG^{tree}") ;;
 	tip) key=$(kgit rev-parse "$DEFCONFIG_BRANCH^{tree}") ;;
 	carried) key=$(kgit rev-parse "$KB_BASE_TAG^{tree}")-$(kgit rev-parse "$DEFCONFIG_BRANCH^{tree}") ;;
+	made@* | carried@*) key=$(kgit rev-parse "${role#*@}^{tree}")-$(kgit rev-parse "$DEFCONFIG_BRANCH^{tree}") ;;
+	esac
+	case "$role" in
+	carried@*) role='carried-made' ;;
+	made@*) role=made ;;
 	esac
 	printf '%s/results/%s/%s\n' "$(defconfig_dir)" "$role" "$key"
 }
@@ -66,6 +83,28 @@ missing_results() {
 	while read -r arch path; do
 		[ -s "$dir/${path//\//_}" ] || printf '%s %s\n' "$arch" "$path"
 	done <"$2"
+}
+
+# Where a role's inputs are: the results a carrying role takes to the tip,
+# the tip's files a made@ role makes; "-" for the others (the tree's).
+role_input_dir() {
+	case "$1" in
+	carried) role_dir base ;;
+	carried@*) role_dir "made@${1#*@}" ;;
+	made@*) printf '%s/tip-files\n' "$(defconfig_dir)" ;;
+	*) echo - ;;
+	esac
+}
+
+# The tip's file of each listed defconfig, for the made@ roles.
+export_tip_files() {
+	local dir arch path
+	dir=$(role_input_dir made@)
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	while read -r arch path; do
+		kgit show "$DEFCONFIG_BRANCH:$path" >"$dir/${path//\//_}"
+	done <"$1"
 }
 
 # One role's missing results: one kconfig-batch per KEY, one per core at a
@@ -89,7 +128,8 @@ batch_lines() {
 		[ "$k" = "$key" ] || continue
 		name=${path//\//_}
 		case "$role" in
-		carried) printf 'olddefconfig %s %s\n' "$base_dir/$name" "$dir/$name" ;;
+		carried | carried@*) printf 'olddefconfig %s %s\n' "$base_dir/$name" "$dir/$name" ;;
+		made@*) printf 'defconfig %s %s\n' "$base_dir/$name" "$dir/$name" ;;
 		*) printf 'defconfig %s %s\n' "$KTREE/$path" "$dir/$name" ;;
 		esac
 	done
@@ -127,7 +167,8 @@ role_commit() {
 	case "$1" in
 	packaged) kgit rev-parse "packaged/$DEFCONFIG_VERSION^{commit}" ;;
 	base) kgit rev-parse "$KB_BASE_TAG^{commit}" ;;
-	tip | carried) kgit rev-parse "$DEFCONFIG_BRANCH^{commit}" ;;
+	tip | carried | carried@*) kgit rev-parse "$DEFCONFIG_BRANCH^{commit}" ;;
+	made@*) kgit rev-parse "${1#*@}^{commit}" ;;
 	esac
 }
 
@@ -148,9 +189,10 @@ ensure_envs() {
 		die "defconfigs: recording conf's environment failed (see above)"
 }
 
-# The tip's two results for each defconfig against the packaged one.
+# The tip's two results for each defconfig against the packaged one, and
+# the results carried from each commit between against the tip's.
 judge_defconfigs() {
-	local list=$1 arch path name n=0 failed=0 bad tip carried packaged
+	local list=$1 arch path name n=0 failed=0 bad tip carried packaged c k
 	tip=$(role_dir tip) carried=$(role_dir carried) packaged=$(role_dir packaged)
 	while read -r arch path; do
 		n=$((n + 1))
@@ -158,9 +200,14 @@ judge_defconfigs() {
 		bad=$({
 			defconfig_differences tip "$tip/$name" "$packaged/$name"
 			defconfig_differences "from the base" "$carried/$name" "$packaged/$name"
+			k=0
+			for c in $(kgit rev-list --reverse "$KB_BASE_TAG..$DEFCONFIG_BRANCH^"); do
+				k=$((k + 1))
+				defconfig_differences "made at patch $k" "$(role_dir "carried@$c")/$name" "$tip/$name"
+			done
 		})
 		if [ -z "$bad" ]; then
-			printf 'ok %d - %s (%s) equals the packaged tree'\''s result, made at the tip and from the base\n' "$n" "$path" "$(kconfig_make_args "$arch" | paste -sd ' ' -)"
+			printf 'ok %d - %s (%s) equals the packaged tree'\''s result, made at the tip and from the base; made at each earlier commit and carried to the tip, it equals the tip'\''s\n' "$n" "$path" "$(kconfig_make_args "$arch" | paste -sd ' ' -)"
 		else
 			printf 'not ok %d - %s (%s) differs from the packaged tree'\''s result, not in compat-differences:\n' "$n" "$path" "$(kconfig_make_args "$arch" | paste -sd ' ' -)"
 			printf '%s\n' "$bad" | sed 's/^/# /'
@@ -197,7 +244,8 @@ run() {
 	echo "TAP version 13"
 	echo "1..$(wc -l <"$list")"
 	ensure_envs "$list"
-	for role in "${DEFCONFIG_ROLES[@]}"; do
+	export_tip_files "$list"
+	for role in $(defconfig_roles); do
 		dir=$(role_dir "$role")
 		missing_results "$dir" "$list" >"$todo"
 		if [ ! -s "$todo" ]; then
@@ -208,7 +256,7 @@ run() {
 		head=$(kgit rev-parse HEAD)
 		[ "$head" = "$commit" ] || kgit checkout -q --detach "$commit"
 		step "defconfigs: $role: $(wc -l <"$todo") Kconfig runs ($dir)"
-		run_role "$role" "$todo" "$dir" "$(role_dir base)"
+		run_role "$role" "$todo" "$dir" "$(role_input_dir "$role")"
 	done
 	# kconfig-batch must give what make gave: else the environment is off, or
 	# a config made earlier in the same batch leaked into it.

@@ -382,13 +382,43 @@ shapes_family() {
 	' "$oracle" "$index" "${files[@]}"
 }
 
+# The ext4dev type both ways, at a commit that has it: a shape whose base
+# form names an ext4dev option (EXT4DEV_FS, or its ACL or security label
+# option, set) keeps the type, which its system mounts; any other shape,
+# one of the ext4 era, does not get it.  The packaged forms cannot say
+# this (the packaged tree has no such type): "LABEL: the ext4dev type is
+# on|off ...<TAB>SEED" for each shape that breaks it.
+shapes_type_findings() {
+	awk -F '\t' -v dir="$(shapes_dir)" '
+	function grep_file(f, re,   line, found) {
+		found = 0
+		while ((getline line <f) > 0)
+			if (line ~ re)
+				found = 1
+		close(f)
+		return found
+	}
+	{
+		split($2, k, " ")
+		era = grep_file(dir "/base/" k[1] "/" k[2], "^CONFIG_EXT4DEV_FS(_POSIX_ACL|_SECURITY)?=[ym]$")
+		on = grep_file($1, "^CONFIG_EXT4DEV_COMPAT=y$")
+		if (era && !on)
+			print $3 ": the ext4dev type is off, though the base form names an ext4dev option\t" k[2]
+		if (!era && on)
+			print $3 ": the ext4dev type is on, though the base form names no ext4dev option\t" k[2]
+	}' "$(shapes_dir)/index"
+}
+
 # Each difference from the packaged forms at the checked-out commit, once,
 # with how many seeds show it and the first few: "LINE<TAB>N<TAB>SEEDS".
 shapes_differences() {
 	local dir used
 	dir=$(shapes_dir)
 	used=$(used_symbols)
-	shapes_family judge "$used" "$dir/oracle.tsv" "$dir/index" >"$dir/differences.all"
+	{
+		shapes_family judge "$used" "$dir/oracle.tsv" "$dir/index"
+		[ "$(declared compat)" != ext4dev ] || shapes_type_findings
+	} >"$dir/differences.all"
 	awk -F '\t' '{ n[$1]++; if (n[$1] <= 6) s[$1] = s[$1] (n[$1] > 1 ? " " : "") $2 }
 		END { for (l in n) print l "\t" n[l] "\t" s[l] }' "$dir/differences.all" | sort
 }
@@ -425,9 +455,13 @@ shapes_judge() {
 # One unlisted difference, said with the seeds that show it and the first
 # one's minimal form at the base (what a tester would have kept).
 shapes_finding() {
-	local line=$1 count=$2 total=$3 seeds=$4 what=gain
-	[[ "$line" != *": - "* ]] || what=lose
-	printf '%s: %s of %s seeds %s it, against what the packaged tree makes of their packaged form (not in compat-differences); KCONFIG_SEED %s; seed %s'\''s minimal form at the base: %s\n' \
+	local line=$1 count=$2 total=$3 seeds=$4 what
+	case "$line" in
+	*": - "*) what="lose it, against what the packaged tree makes of their packaged form" ;;
+	*": + "*) what="gain it, against what the packaged tree makes of their packaged form" ;;
+	*) what="do" ;;
+	esac
+	printf '%s: %s of %s seeds %s (not in compat-differences); KCONFIG_SEED %s; seed %s'\''s minimal form at the base: %s\n' \
 		"$line" "$count" "$total" "$what" "${seeds// /, }" "${seeds%% *}" "$(shapes_base_said "${seeds%% *}")"
 }
 
