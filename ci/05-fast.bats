@@ -764,6 +764,32 @@ notes_scratch() {
 	[ "$output" = "shapes-cover: no config for seed 9 in $dir" ]
 }
 
+# The ext4dev type both ways, on canned shapes: a base form that sets an
+# ext4dev option is of that era ("is not set" names one but sets nothing).
+@test "shapes: the ext4dev type is judged both ways: off where the base form sets an ext4dev option, on where it sets none, each named with its seed" {
+	# shellcheck source=branch-scripts/lib/shapes.sh
+	source "$REPO/branch-scripts/lib/shapes.sh"
+	local seed
+	SHAPES_DIR=$BATS_TEST_TMPDIR/shapes
+	mkdir -p "$SHAPES_DIR/base/minimal" "$SHAPES_DIR/jumped/minimal"
+	printf 'CONFIG_EXT3_FS=y\nCONFIG_EXT4DEV_FS_POSIX_ACL=y\n' >"$SHAPES_DIR/base/minimal/1"
+	printf 'CONFIG_EXT3_FS=y\n# CONFIG_EXT4DEV_FS_SECURITY is not set\n' >"$SHAPES_DIR/base/minimal/2"
+	printf 'CONFIG_EXT4DEV_FS=m\n' >"$SHAPES_DIR/base/minimal/3"
+	printf 'CONFIG_EXT3_FS=y\n' >"$SHAPES_DIR/base/minimal/4"
+	printf 'CONFIG_EXT4_FS=y\n' >"$SHAPES_DIR/jumped/minimal/1"
+	printf 'CONFIG_EXT4_FS=y\nCONFIG_EXT4DEV_COMPAT=y\n' >"$SHAPES_DIR/jumped/minimal/2"
+	printf 'CONFIG_EXT4_FS=m\nCONFIG_EXT4DEV_COMPAT=y\n' >"$SHAPES_DIR/jumped/minimal/3"
+	printf 'CONFIG_EXT4_FS=y\n# CONFIG_EXT4DEV_COMPAT is not set\n' >"$SHAPES_DIR/jumped/minimal/4"
+	for seed in 1 2 3 4; do
+		printf '%s\tminimal %s\tminimal jumped\n' "$SHAPES_DIR/jumped/minimal/$seed" "$seed"
+	done >"$SHAPES_DIR/index"
+	run shapes_type_findings
+	[ "$status" -eq 0 ]
+	[ "$output" = "$(printf '%s\t1\n%s\t2' \
+		'minimal jumped: the ext4dev type is off, though the base form names an ext4dev option' \
+		'minimal jumped: the ext4dev type is on, though the base form names no ext4dev option')" ]
+}
+
 @test "RESULT lines: one reader for both sides (verdict.sh): the last line of a run, the first of a key, nothing for a key it lacks" {
 	# shellcheck source=bisect-tests/lib/verdict.sh
 	source "$REPO/bisect-tests/lib/verdict.sh"

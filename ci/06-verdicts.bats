@@ -59,7 +59,7 @@ series_shaped_tree_make() {
 }
 
 at_patch() {
-	git checkout -q --detach "ext4-rename~$(($(series_length) - $1))"
+	git checkout -q --detach "$(patch_rev "$1")"
 }
 
 @test "at patch 1, errors in fs/ext4 and in mdp.c are the series' (the range owns them): bad, not skip" {
@@ -453,14 +453,16 @@ STUBS
 }
 
 @test "a build error in a file only the fixture changes is not the series': skip" {
+	local n
 	series_shaped_tree
+	n=$(series_length)
 	# The fixture also changes kernel/sys.c, where the canned error is.
-	git checkout -q ext4-rename~4
+	git checkout -q "ext4-rename~$n"
 	mkdir -p kernel
 	echo 'fixture' >kernel/sys.c
 	git add kernel/sys.c
 	git commit -q --amend --no-edit
-	git rebase -q --onto HEAD ext4-rename~4 ext4-rename
+	git rebase -q --onto HEAD "ext4-rename~$n" ext4-rename
 	# On a packaged import, as the real fixture is: a root commit's files
 	# are no diff at all.
 	git checkout -q --orphan packaged
@@ -470,6 +472,6 @@ STUBS
 	git commit -q -m 'Import linux-source 6.1 as packaged by Debian'
 	git rebase -q --onto packaged --root ext4-rename
 	at_patch 2
-	[ "$(git diff --name-only ext4-rename~5 ext4-rename~4 -- kernel/sys.c)" = kernel/sys.c ]
+	[ "$(git diff --name-only "ext4-rename~$((n + 1))" "ext4-rename~$n" -- kernel/sys.c)" = kernel/sys.c ]
 	[ "$(build_failure_ours "$CANNED/build-error-elsewhere.log")" = no ]
 }

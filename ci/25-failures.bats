@@ -43,7 +43,7 @@ path_without() {
 }
 
 @test "a broken ext4 C file at patch 1 is bad (1): patch 1 changes no C file, but the series owns fs/ext4" {
-	scratch_commit ext4-rename~3 'ext4: a planted build error' \
+	scratch_commit "$(patch_rev 1)" 'ext4: a planted build error' \
 		sh -c 'echo "#error kbranch: planted in a file the series owns" >>fs/ext4/super.c'
 	run_in_tree --variant minimal
 	[ "$status" -eq 1 ]

@@ -115,12 +115,12 @@ setup_file() {
 # of its own: the one under test is the inner one.)
 make_detour_branch() {
 	local c subject parent tree
-	ktree checkout -q -f -B detour ext4-rename~3
+	ktree checkout -q -f -B detour "$(patch_rev 1)"
 	echo '# an amended first patch: no option changes' >>"$KTREE/fs/ext4/Kconfig"
 	ktree -c user.name=ci -c user.email=ci@localhost commit -q -a --amend --no-edit
 	parent=$(ktree rev-parse detour)
 	ktree checkout -q -f ext4-rename
-	for c in ext4-rename~2 ext4-rename~1; do
+	for c in "$(patch_rev 2)" "$(patch_rev 3)"; do
 		subject=$(ktree log -1 --format=%s "$c")
 		tree=$(ktree rev-parse "$c^{tree}")
 		parent=$(ktree -c user.name=ci -c user.email=ci@localhost commit-tree "$tree" -p "$parent" -m "$subject")
@@ -132,7 +132,7 @@ make_detour_branch() {
 	[ "${KBRANCH_CI_FULL:-0}" = 1 ] || skip "a verify of a detour branch, about 3 minutes, past what CI's 90 minutes leave on a slow day (KBRANCH_CI_FULL=1 runs it)"
 	needs_verified
 	make_detour_branch
-	[ "$(ktree rev-parse 'detour~1^{tree}')" = "$(ktree rev-parse 'ext4-rename~2^{tree}')" ]
+	[ "$(ktree rev-parse 'detour~1^{tree}')" = "$(ktree rev-parse "$(patch_rev 2)^{tree}")" ]
 	run "$KBRANCH" verify --variant carried-minimal --branch detour
 	ktree branch -q -D detour
 	echo "$output"

@@ -78,6 +78,11 @@ series_length() {
 	grep -v '^#' "$REPO/series.txt" | grep -c .
 }
 
+# Patch $1 of the series, as a revision of branch ext4-rename.
+patch_rev() {
+	printf 'ext4-rename~%d\n' "$(($(series_length) - $1))"
+}
+
 scratch_commit() {
 	local at=$1 subject=$2
 	shift 2
