@@ -412,12 +412,13 @@ shapes_type_findings() {
 # Each difference from the packaged forms at the checked-out commit, once,
 # with how many seeds show it and the first few: "LINE<TAB>N<TAB>SEEDS".
 shapes_differences() {
-	local dir used
+	local dir used compat
 	dir=$(shapes_dir)
 	used=$(used_symbols)
+	compat=$(declared compat)
 	{
 		shapes_family judge "$used" "$dir/oracle.tsv" "$dir/index"
-		[ "$(declared compat)" != ext4dev ] || shapes_type_findings
+		[ "$compat" != ext4dev ] || shapes_type_findings
 	} >"$dir/differences.all"
 	awk -F '\t' '{ n[$1]++; if (n[$1] <= 6) s[$1] = s[$1] (n[$1] > 1 ? " " : "") $2 }
 		END { for (l in n) print l "\t" n[l] "\t" s[l] }' "$dir/differences.all" | sort
