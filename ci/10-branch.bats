@@ -87,11 +87,12 @@ load helpers
 	run ktree diff --numstat "packaged/$VERSION" ext4-rename
 	[ "$status" -eq 0 ]
 	echo "$output"
-	# The compat type's Kconfig and code, and its SELinux fs_use line.
-	[ "$(echo "$output" | awk '{print $3}' | tr '\n' ' ')" = "fs/ext4/Kconfig fs/ext4/super.c scripts/selinux/mdp/mdp.c " ]
+	# The compat type's Kconfig, code and documentation, and its SELinux
+	# fs_use line.
+	[ "$(echo "$output" | awk '{print $3}' | tr '\n' ' ')" = "Documentation/admin-guide/ext4.rst fs/ext4/Kconfig fs/ext4/super.c scripts/selinux/mdp/mdp.c " ]
 	# Additions only: nothing of the packaged tree was changed or lost.
 	[ "$(echo "$output" | awk '{d += $2} END {print d}')" -eq 0 ]
-	[ "$(ktree grep -il ext4dev ext4-rename | tr '\n' ' ')" = "ext4-rename:fs/ext4/Kconfig ext4-rename:fs/ext4/super.c ext4-rename:scripts/selinux/mdp/mdp.c " ]
+	[ "$(ktree grep -il ext4dev ext4-rename | tr '\n' ' ')" = "ext4-rename:Documentation/admin-guide/ext4.rst ext4-rename:fs/ext4/Kconfig ext4-rename:fs/ext4/super.c ext4-rename:scripts/selinux/mdp/mdp.c " ]
 	# Every ext4dev line in the code sits inside the compatibility #ifdef,
 	# or tests IS_EXT4DEV_SB, or is one of the two warnings under it, or
 	# (un)registers the type.
