@@ -765,7 +765,9 @@ notes_scratch() {
 }
 
 # The ext4dev type both ways, on canned shapes: a base form that sets an
-# ext4dev option is of that era ("is not set" names one but sets nothing).
+# ext4dev option is of that era ("is not set" names one but sets nothing);
+# a fragment merged onto the last result is judged by the full config it
+# made at the base, which names what EXT3_FS selected.
 @test "shapes: the ext4dev type is judged both ways: off where the base form sets an ext4dev option, on where it sets none, each named with its seed" {
 	# shellcheck source=branch-scripts/lib/shapes.sh
 	source "$REPO/branch-scripts/lib/shapes.sh"
@@ -780,14 +782,21 @@ notes_scratch() {
 	printf 'CONFIG_EXT4_FS=y\nCONFIG_EXT4DEV_COMPAT=y\n' >"$SHAPES_DIR/jumped/minimal/2"
 	printf 'CONFIG_EXT4_FS=m\nCONFIG_EXT4DEV_COMPAT=y\n' >"$SHAPES_DIR/jumped/minimal/3"
 	printf 'CONFIG_EXT4_FS=y\n# CONFIG_EXT4DEV_COMPAT is not set\n' >"$SHAPES_DIR/jumped/minimal/4"
+	mkdir -p "$SHAPES_DIR/base/fragment" "$SHAPES_DIR/base/fragment-full" "$SHAPES_DIR/stepped/fragment" "$SHAPES_DIR/jumped/fragment"
+	printf 'CONFIG_EXT3_FS=m\n' >"$SHAPES_DIR/base/fragment/5"
+	printf 'CONFIG_EXT3_FS=m\nCONFIG_EXT4DEV_FS=m\n' >"$SHAPES_DIR/base/fragment-full/5"
+	printf 'CONFIG_EXT4_FS=m\nCONFIG_EXT4DEV_COMPAT=y\n' | tee "$SHAPES_DIR/stepped/fragment/5" >"$SHAPES_DIR/jumped/fragment/5"
 	for seed in 1 2 3 4; do
 		printf '%s\tminimal %s\tminimal jumped\n' "$SHAPES_DIR/jumped/minimal/$seed" "$seed"
 	done >"$SHAPES_DIR/index"
+	printf '%s\tfragment 5\tfragment stepped\n%s\tfragment 5\tfragment jumped\n' \
+		"$SHAPES_DIR/stepped/fragment/5" "$SHAPES_DIR/jumped/fragment/5" >>"$SHAPES_DIR/index"
 	run shapes_type_findings
 	[ "$status" -eq 0 ]
-	[ "$output" = "$(printf '%s\t1\n%s\t2' \
+	[ "$output" = "$(printf '%s\t1\n%s\t2\n%s\t5' \
 		'minimal jumped: the ext4dev type is off, though the base form names an ext4dev option' \
-		'minimal jumped: the ext4dev type is on, though the base form names no ext4dev option')" ]
+		'minimal jumped: the ext4dev type is on, though the base form names no ext4dev option' \
+		'fragment jumped: the ext4dev type is on, though the base form names no ext4dev option')" ]
 }
 
 @test "RESULT lines: one reader for both sides (verdict.sh): the last line of a run, the first of a key, nothing for a key it lacks" {

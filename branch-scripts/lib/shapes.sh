@@ -290,6 +290,9 @@ shapes_carry_fragments() {
 		fi
 	} >"$dir/list"
 	shapes_batch "$dir/list"
+	# What a tester who merges the fragment onto their last .config had
+	# at the base: a full config, which names what EXT3_FS selected.
+	[ "$is_base" = 0 ] || cp -R "$dir/next/fragment" "$dir/base/fragment-full"
 }
 
 # "PATH<TAB>SHAPE SEED<TAB>SHAPE WAY" for each config of the ways given
@@ -385,7 +388,9 @@ shapes_family() {
 # The ext4dev type both ways, at a commit that has it: a shape whose base
 # form names an ext4dev option (EXT4DEV_FS, or its ACL or security label
 # option, set) keeps the type, which its system mounts; any other shape,
-# one of the ext4 era, does not get it.  The packaged forms cannot say
+# one of the ext4 era, does not get it.  The base form is what the tester
+# carries: the shape itself, but for a fragment merged onto the previous
+# result (stepped), the full config it made at the base.  The packaged forms cannot say
 # this (the packaged tree has no such type): "LABEL: the ext4dev type is
 # on|off ...<TAB>SEED" for each shape that breaks it.
 shapes_type_findings() {
@@ -400,7 +405,8 @@ shapes_type_findings() {
 	}
 	{
 		split($2, k, " ")
-		era = grep_file(dir "/base/" k[1] "/" k[2], "^CONFIG_EXT4DEV_FS(_POSIX_ACL|_SECURITY)?=[ym]$")
+		form = ($3 == "fragment stepped") ? "fragment-full" : k[1]
+		era = grep_file(dir "/base/" form "/" k[2], "^CONFIG_EXT4DEV_FS(_POSIX_ACL|_SECURITY)?=[ym]$")
 		on = grep_file($1, "^CONFIG_EXT4DEV_COMPAT=y$")
 		if (era && !on)
 			print $3 ": the ext4dev type is off, though the base form names an ext4dev option\t" k[2]
