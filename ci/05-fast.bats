@@ -797,6 +797,11 @@ notes_scratch() {
 		'minimal jumped: the ext4dev type is off, though the base form names an ext4dev option' \
 		'minimal jumped: the ext4dev type is on, though the base form names no ext4dev option' \
 		'fragment jumped: the ext4dev type is on, though the base form names no ext4dev option')" ]
+	# A base form it cannot read (a state kept by older tooling) is no verdict.
+	rm "$SHAPES_DIR/base/fragment-full/5"
+	run shapes_type_findings
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"cannot read $SHAPES_DIR/base/fragment-full/5"* ]]
 }
 
 @test "RESULT lines: one reader for both sides (verdict.sh): the last line of a run, the first of a key, nothing for a key it lacks" {

@@ -395,11 +395,17 @@ shapes_family() {
 # on|off ...<TAB>SEED" for each shape that breaks it.
 shapes_type_findings() {
 	awk -F '\t' -v dir="$(shapes_dir)" '
-	function grep_file(f, re,   line, found) {
+	# A file that cannot be read (a state kept by older tooling) is no
+	# verdict: exit 2, which shapes_judge reads as "cannot judge".
+	function grep_file(f, re,   line, found, rc) {
 		found = 0
-		while ((getline line <f) > 0)
+		while ((rc = (getline line <f)) > 0)
 			if (line ~ re)
 				found = 1
+		if (rc < 0) {
+			print "cannot read " f > "/dev/stderr"
+			exit 2
+		}
 		close(f)
 		return found
 	}
