@@ -209,5 +209,5 @@ V3_COMMIT=b3c1e0e
 	run "$KBRANCH" results
 	echo "$output"
 	[ "$status" -eq 0 ]
-	grep -q "^$(ktree rev-parse --short ext4-rename) ext4: stop requiring .*\( good *\)\{7\}$" <<<"$output"
+	grep -q "^$(ktree rev-parse --short ext4-rename) .*\( good *\)\{7\}$" <<<"$output"
 }
