@@ -20,12 +20,17 @@
 # a re-run makes only what a changed tree needs (the tip's and the carried
 # ones, after a change to the series).
 
+# The commits between the base and the tip, oldest first: patch 1, 2, ...
+commits_between() {
+	kgit rev-list --reverse "$KB_BASE_TAG..$DEFCONFIG_BRANCH^"
+}
+
 # The roles, in the order they run: made@C makes the tip's file at series
 # commit C, carried@C takes that result to the tip.
 defconfig_roles() {
 	local c
 	printf '%s\n' packaged base tip carried
-	for c in $(kgit rev-list --reverse "$KB_BASE_TAG..$DEFCONFIG_BRANCH^"); do
+	for c in $(commits_between); do
 		printf 'made@%s\ncarried@%s\n' "$c" "$c"
 	done
 }
@@ -201,7 +206,7 @@ judge_defconfigs() {
 			defconfig_differences tip "$tip/$name" "$packaged/$name"
 			defconfig_differences "from the base" "$carried/$name" "$packaged/$name"
 			k=0
-			for c in $(kgit rev-list --reverse "$KB_BASE_TAG..$DEFCONFIG_BRANCH^"); do
+			for c in $(commits_between); do
 				k=$((k + 1))
 				defconfig_differences "made at patch $k" "$(role_dir "carried@$c")/$name" "$tip/$name"
 			done
