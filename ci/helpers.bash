@@ -71,8 +71,6 @@ needs_verified() {
 		skip "needs the whole-matrix verify of ci/15-verify.bats in this work dir (run it first)"
 }
 
-# Branch "scratch" at $1 plus one commit: $2 is its subject, the rest a
-# command run in the kernel tree that makes the change.
 # The number of patches in series.txt.
 series_length() {
 	grep -v '^#' "$REPO/series.txt" | grep -c .
@@ -83,6 +81,8 @@ patch_rev() {
 	printf 'ext4-rename~%d\n' "$(($(series_length) - $1))"
 }
 
+# Branch "scratch" at $1 plus one commit: $2 is its subject, the rest a
+# command run in the kernel tree that makes the change.
 scratch_commit() {
 	local at=$1 subject=$2
 	shift 2
