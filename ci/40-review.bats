@@ -226,7 +226,7 @@ commits_on_tip() {
 	run "$KBRANCH" submit --dry-run
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[ "$(ls "$out" | wc -l)" -eq $((n + 1)) ]
+	[ "$(ls "$out"/*.eml | wc -l)" -eq $((n + 1)) ]
 	local cover cover_id rev
 	cover=$(ls "$out"/0000-*)
 	# The revision series.txt gives.
@@ -270,6 +270,43 @@ sys.exit("tytso@mit.edu" not in [a for _, a in email.utils.getaddresses(m.get_al
 	[ "$(ktree log -1 --format=%ae ext4-rename)" = "$(git mailinfo /dev/null /dev/null <"$(ls "$REPO"/patches/*.patch | tail -n 1)" | sed -n 's/^Email: //p')" ]
 	# No cover-letter commit was added to the branch that gets published.
 	[ "$(ktree rev-list --count ext4dev-base..ext4-rename)" -eq "$n" ]
+}
+
+# The addresses of header $2 of message $1, lowercased and sorted.
+message_addresses() {
+	python3 -c 'import email, email.utils, sys
+m = email.message_from_binary_file(open(sys.argv[1], "rb"))
+print("\n".join(sorted({a.lower() for _, a in email.utils.getaddresses(m.get_all(sys.argv[2], []))})))' "$1" "$2"
+}
+
+# What scripts/get_maintainer.pl names for the files commit $1 touches,
+# and nothing from keywords: $2 is --nol (maintainers) or --nom (the rest).
+maintainers_of_files() {
+	local files
+	mapfile -t files < <(ktree diff-tree --no-commit-id --name-only -r "$1")
+	(cd "$KTREE" && ./scripts/get_maintainer.pl --nogit --nogit-fallback --nogit-chief-penguins --norolestats --nokeywords "$2" -f "${files[@]}") |
+		python3 -c 'import email.utils, sys
+print("\n".join(sorted({a.lower() for _, a in email.utils.getaddresses(sys.stdin.read().splitlines()) if a})))'
+}
+
+@test "each patch of the written thread goes To/Cc what get_maintainer.pl names for its files alone, the cover letter to all of them" {
+	local out=$KBRANCH_WORK/outgoing msg commits i to cc all=""
+	mapfile -t commits < <(ktree rev-list --reverse ext4dev-base..ext4-rename)
+	[ -s "$out/recipients.txt" ]
+	for i in "${!commits[@]}"; do
+		msg=$(ls "$out"/000"$((i + 1))"-*.eml)
+		to=$(maintainers_of_files "${commits[i]}" --nol)
+		cc=$(comm -23 <(maintainers_of_files "${commits[i]}" --nom) <(printf '%s\n' "$to"))
+		diff <(printf '%s\n' "$to") <(message_addresses "$msg" to)
+		diff <(printf '%s\n' "$cc") <(message_addresses "$msg" cc)
+		# The summary lists them.
+		grep -qF "$(sed -n 's/^Subject: //p' "$msg" | head -n 1)" "$out/recipients.txt"
+		all+="$to"$'\n'"$cc"$'\n'
+	done
+	diff <(sort -u <<<"$all" | grep .) <(sort -u <(message_addresses "$(ls "$out"/0000-*.eml)" to) <(message_addresses "$(ls "$out"/0000-*.eml)" cc))
+	# The configs patch goes to the architectures, the ext4 patches not.
+	grep -qx 'linux-arm-kernel@lists.infradead.org' <(message_addresses "$(ls "$out"/000"${#commits[@]}"-*.eml)" cc)
+	! grep -q 'linux-arm-kernel@' <(message_addresses "$(ls "$out"/0001-*.eml)" cc)
 }
 
 @test "the written thread applied onto ext4dev-base gives the tip's tree" {

@@ -8,13 +8,19 @@ B4_BASE_BRANCH=kbranch/ext4dev-base
 b4_config() {
 	local pairs=()
 	pairs+=(b4.prep-cover-strategy branch-description)
-	pairs+=(b4.send-auto-to-cmd "$KB_REPO/branch-scripts/libexec/get-maintainer --nogit --nogit-fallback --nogit-chief-penguins --norolestats --nol")
-	pairs+=(b4.send-auto-cc-cmd "$KB_REPO/branch-scripts/libexec/get-maintainer --nogit --nogit-fallback --nogit-chief-penguins --norolestats --nom")
+	pairs+=(b4.send-auto-to-cmd "$(maintainers_cmd --nol)")
+	pairs+=(b4.send-auto-cc-cmd "$(maintainers_cmd --nom)")
 	# -o only writes files, but b4 picks SMTP or its web endpoint first.
 	kgit config sendemail.smtpserver >/dev/null || pairs+=(sendemail.smtpserver localhost)
 	# b4 reads back what was sent from the list's archive.
 	mapfile -t -O "${#pairs[@]}" pairs < <(list_b4_config)
 	export_git_config "${pairs[@]}"
+}
+
+# b4's To: (--nol: the maintainers) and Cc: (--nom: the lists and
+# reviewers) commands: get_maintainer.pl on a patch's changes.
+maintainers_cmd() {
+	printf '%s\n' "$KB_REPO/branch-scripts/libexec/get-maintainer --nogit --nogit-fallback --nogit-chief-penguins --norolestats $1"
 }
 
 # The key that signs the thread (patatt's, else git's); nothing for none.
@@ -271,11 +277,13 @@ write_thread() {
 	# Unsigned: the cover letter still changes below, and a signature
 	# made before that would not verify.
 	(cd "$KTREE" && b4 send -o "$out" --no-sign) >>"$log" 2>&1 || die "b4 send -o failed (log: $log)"
+	address_patches "$out" "$log"
 	own_thread "$out"
 	sign_off_patches "$out" "$log"
 	fix_base_commit "$(find "$out" -name '0000-*.eml')"
 	key=$(signing_key)
 	[ -z "$key" ] || sign_thread "$out" "$log"
+	list_recipients "$out"
 	step "thread written: $(find "$out" -name '*.eml' | wc -l) messages in $out"
 }
 
@@ -380,6 +388,29 @@ record_sent() {
 	(cd "$KTREE" && b4 prep --manual-reroll "$msgid") >>"$log" 2>&1 ||
 		die "b4 prep --manual-reroll could not record the sent revision (log: $log)"
 	step "b4 recorded the sent revision: tag $(kgit tag -l 'sent/*' --sort=-creatordate | sed -n 1p)"
+}
+
+# Each patch goes To/Cc the people get_maintainer.pl names for it alone,
+# and the cover letter to all of them (libexec/address-thread): b4 0.12
+# gives every message the whole series' list.
+address_patches() {
+	local out=$1 log=$2 cover patches=() to_cmd cc_cmd
+	cover=$(find "$out" -name '0000-*.eml')
+	mapfile -t patches < <(find "$out" -name '*.eml' ! -name '0000-*' | sort)
+	to_cmd=$(maintainers_cmd --nol)
+	cc_cmd=$(maintainers_cmd --nom)
+	(cd "$KTREE" && "$KB_REPO/branch-scripts/libexec/address-thread" "$to_cmd" "$cc_cmd" "$cover" "${patches[@]}") >>"$log" 2>&1 ||
+		die "get_maintainer.pl could not address the patches (log: $log)"
+	step "each patch addressed To/Cc what get_maintainer.pl names for it, the cover letter to all of them"
+}
+
+# The recipients of each message as written, in $out/recipients.txt and
+# in the summary.
+list_recipients() {
+	local out=$1
+	find "$out" -name '*.eml' | sort | xargs "$KB_REPO/branch-scripts/libexec/address-thread" --list >"$out/recipients.txt"
+	step "recipients ($out/recipients.txt):"
+	sed 's/^/  /' "$out/recipients.txt" >&2
 }
 
 # Patches whose recorded author is the project's placeholder go out
