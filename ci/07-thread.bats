@@ -1,12 +1,12 @@
 #!/usr/bin/env bats
 # shellcheck disable=SC2154 # $status, $output: set by bats' run
 # The thread submit writes, without b4 or a kernel tree: how
-# branch-scripts/libexec/address-thread addresses each message.  With the
+# branch-scripts/libexec/thread-headers addresses each message.  With the
 # tree's own get_maintainer.pl and b4: ci/40-review.bats.
 
 load helpers
 
-THREAD=$REPO/branch-scripts/libexec/address-thread
+THREAD=$REPO/branch-scripts/libexec/thread-headers
 
 # A message as b4 0.12 writes it, everyone on To: and Cc: (the union),
 # touching file $2, with the body lines $3 before the "---".
@@ -14,6 +14,7 @@ b4_message() {
 	cat <<MSG
 From: Tess Tester <tess@kernel.test>
 Subject: $1
+ folded
 Date: Mon, 07 Dec 2026 10:00:00 +0000
 Message-Id: <$RANDOM@kernel.test>
 To: Ted <tytso@mit.edu>, 
@@ -59,7 +60,7 @@ m = email.message_from_binary_file(open(sys.argv[1], "rb"))
 print(", ".join(a for _, a in email.utils.getaddresses(m.get_all(sys.argv[2], []))))' "$1" "$2"
 }
 
-@test "thread: each patch goes To/Cc only what the commands name for it and the people its trailers name, never its sender; the cover letter to all of them" {
+@test "thread: each patch goes To/Cc only what the commands name for it and the people its trailers name, never its sender; the cover letter to all of them; each Subject: on one line" {
 	run "$THREAD" ./to ./cc 0000.eml 0001.eml 0002.eml
 	echo "$output"
 	[ "$status" -eq 0 ]
@@ -69,16 +70,19 @@ print(", ".join(a for _, a in email.utils.getaddresses(m.get_all(sys.argv[2], []
 	[ "$(header 0002.eml cc)" = "linux-arm-kernel@lists.infradead.org" ]
 	[ "$(header 0000.eml to)" = "tytso@mit.edu, linux@armlinux.org.uk" ]
 	[ "$(header 0000.eml cc)" = "linux-ext4@vger.kernel.org, rae@kernel.test, linux-arm-kernel@lists.infradead.org" ]
-	# Nothing else of a message changes: its other headers, its body.
+	# Each Subject: on one line, its words as they were.
+	grep -qxF 'Subject: [PATCH 1/2] ext4: a change folded' 0001.eml
 	for m in 0000 0001 0002; do
-		diff <(grep -v '^To:\|^Cc:\|^ ' "orig/$m.eml") <(grep -v '^To:\|^Cc:\|^ ' "$m.eml")
+		[ "$(sed -n '/^Subject:/{n;p;q}' "$m.eml")" = "Date: Mon, 07 Dec 2026 10:00:00 +0000" ]
+		# Nothing else of a message changes: its other headers, its body.
+		diff <(grep -v '^To:\|^Cc:\|^ \|^Subject:' "orig/$m.eml") <(grep -v '^To:\|^Cc:\|^ \|^Subject:' "$m.eml")
 	done
 }
 
 @test "thread: --list names each message's recipients; a command that fails is a non-zero exit and no message changes" {
 	run "$THREAD" --list 0001.eml
 	[ "$status" -eq 0 ]
-	[ "${lines[0]}" = "[PATCH 1/2] ext4: a change" ]
+	[ "${lines[0]}" = "[PATCH 1/2] ext4: a change folded" ]
 	[ "${lines[1]}" = "  To: Ted <tytso@mit.edu>, Russell King <linux@armlinux.org.uk>" ]
 	[ "${lines[2]}" = "  Cc: linux-ext4@vger.kernel.org, linux-arm-kernel@lists.infradead.org" ]
 	run "$THREAD" ./to false 0000.eml 0001.eml 0002.eml
@@ -88,5 +92,5 @@ print(", ".join(a for _, a in email.utils.getaddresses(m.get_all(sys.argv[2], []
 	done
 	run "$THREAD" ./to
 	[ "$status" -ne 0 ]
-	[[ "$output" == "usage: address-thread "* ]]
+	[[ "$output" == "usage: thread-headers "* ]]
 }

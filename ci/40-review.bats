@@ -237,6 +237,10 @@ commits_on_tip() {
 	grep -q "^base-commit: $(ktree rev-parse "packaged/$VERSION^{commit}")\$" "$cover"
 	[ "$(grep '^prerequisite-patch-id: ' "$cover")" = "$(ktree format-patch --stdout --base="packaged/$VERSION" -1 "$(ktree rev-list --reverse ext4dev-base..ext4-rename | head -n 1)" | grep '^prerequisite-patch-id: ')" ]
 	grep -q '^prerequisite-patch-id: [0-9a-f]\{40\}$' "$cover"
+	# The command the cover letter gives to check it prints it.
+	local check
+	check=$(grep '^git diff-tree -p --no-indent-heuristic [0-9a-f]\{40\} ext4dev-base | git patch-id --stable$' "$cover")
+	[ "$(cd "$KTREE" && eval "$check" | cut -d' ' -f1)" = "$(sed -n 's/^prerequisite-patch-id: //p' "$cover")" ]
 	grep -q '^git fetch .* tag ext4dev-base$' "$cover"
 	grep -qi '^To: .*tytso@mit.edu' "$cover" || grep -qi 'tytso@mit.edu' "$cover"
 	cover_id=$(sed -n 's/^Message-Id: //Ip' "$cover")

@@ -64,13 +64,14 @@ listeners() {
 	ss -Htln "sport = :$1" | awk '{ print $4 }'
 }
 
-# b4 pointed at the archive for every lookup (message-ids, searches).
+# b4 pointed at the archive for every lookup (message-ids, searches):
+# Debian's, or the one $B4 names.
 b4_here() {
 	GIT_CONFIG_COUNT=5 GIT_CONFIG_KEY_0=b4.midmask GIT_CONFIG_VALUE_0="$ARCHIVE%s" \
 		GIT_CONFIG_KEY_1=b4.linkmask GIT_CONFIG_VALUE_1="$ARCHIVE%s" \
 		GIT_CONFIG_KEY_2=b4.searchmask GIT_CONFIG_VALUE_2="$ARCHIVE?x=m&t=1&q=%s" \
 		GIT_CONFIG_KEY_3=user.name GIT_CONFIG_VALUE_3=Maintainer \
-		GIT_CONFIG_KEY_4=user.email GIT_CONFIG_VALUE_4=maint@kernel.test b4 "$@"
+		GIT_CONFIG_KEY_4=user.email GIT_CONFIG_VALUE_4=maint@kernel.test "${B4:-b4}" "$@"
 }
 
 cover_msgid() {
@@ -319,6 +320,54 @@ copy_at() {
 	rm -rf "$clone"
 }
 
+# The tree of commit $2 with the patches of mbox $1 applied, in an index of
+# its own (a checkout of 80k files costs 40 s here); nothing when one
+# does not apply.
+tree_with_mbox() {
+	local split=$BATS_TEST_TMPDIR/split.$RANDOM m
+	mkdir "$split"
+	git mailsplit -o"$split" "$1" >/dev/null
+	(
+		export GIT_INDEX_FILE=$split.index
+		ktree read-tree "$2"
+		for m in "$split"/*; do
+			ktree apply --cached "$m" 2>/dev/null || exit 0
+		done
+		ktree write-tree
+	)
+}
+
+@test "b4 am of the thread, by message-id and from a local mbox, with Debian's b4 and with the newest b4 Debian has that runs here, gives the tip's tree where the cover letter says; the base-commit they name is where it says patch 1 does not apply" {
+	local msgid newest b4 how mbx line base
+	msgid=$(cover_msgid)
+	newest=$("$REPO/ci/newest-b4" "$KBRANCH_CI_SCRATCH/newest-b4")
+	echo "# newest b4 that runs here: ${newest:-none newer than the installed one}" >&3
+	# The thread as a reviewer saves it from the archive.
+	curl -sf "$ARCHIVE$msgid/t.mbox.gz" | gunzip >"$BATS_TEST_TMPDIR/saved.mbox"
+	grep -q '^Subject: \[PATCH v[0-9]* 2/' "$BATS_TEST_TMPDIR/saved.mbox"
+	for b4 in b4 ${newest:+"${newest#* }"}; do
+		for how in msgid mbox; do
+			mbx=$BATS_TEST_TMPDIR/$how.${b4##*/}
+			if [ "$how" = msgid ]; then
+				(cd "$KTREE" && B4=$b4 b4_here am -o "$mbx" "$msgid") >"$mbx.log" 2>&1
+			else
+				(cd "$KTREE" && B4=$b4 b4_here am -m "$BATS_TEST_TMPDIR/saved.mbox" -o "$mbx") >"$mbx.log" 2>&1
+			fi || { cat "$mbx.log"; return 1; }
+			echo "# $("$b4" --version) am ($how): $(grep -m1 'Base:' "$mbx.log")" >&3
+			# Neither reads prerequisite-patch-id: each names the base-commit...
+			base=$(sed -n 's/^ *Base: using specified base-commit \([0-9a-f]\{40\}\)$/\1/p' "$mbx.log")
+			[ "$base" = "$(ktree rev-parse "packaged/$VERSION^{commit}")" ]
+			# ...where patch 1 does not apply, as the cover letter says...
+			[ -z "$(tree_with_mbox "$mbx"/*.mbx "$base")" ]
+			# ...and on the tag it names instead, the series gives the tip.
+			[ "$(tree_with_mbox "$mbx"/*.mbx 'ext4dev-base^{commit}')" = "$(ktree rev-parse 'ext4-rename^{tree}')" ]
+		done
+	done
+	line=$(grep '^git checkout ext4dev-base && b4 am -o - ' "$KBRANCH_WORK"/outgoing/0000-*.eml)
+	[ "$line" = "git checkout ext4dev-base && b4 am -o - $msgid | git am" ]
+	grep -qx 'b4 am (0.12 and 0.14 tested) does not read prerequisite-patch-id: lines' "$KBRANCH_WORK"/outgoing/0000-*.eml
+}
+
 # A reply to message file $2 of the outgoing thread (0000 is the cover),
 # from $1, with body $3, sent to the list.
 reply_to() {
@@ -539,6 +588,32 @@ received_count() {
 		[ "$(received_count "$(sed -n 's/^Message-ID: <\(.*\)>$/\1/Ip' "$m" | head -n 1)")" -eq 1 ]
 	done
 	curl -sf "$ARCHIVE$msgid/raw" >/dev/null
+	[ ! -e "$KBRANCH_WORK/outgoing/.accepted" ]
+}
+
+@test "a real send refuses a fixture URL that is not git:// or https://, in one line with exit 128, and sends nothing; so does a resend of a thread written with one" {
+	local before url
+	url=$(ktree config kbranch.public-url)
+	before=$(stat -c %Y "$KBRANCH_WORK"/outgoing/0000-*.eml)
+	# Unset, it falls back to the local publish path.
+	ktree config --unset kbranch.public-url
+	must_fail_with_one_line "$KBRANCH" submit
+	printf '%s\n' "$stderr"
+	[ "$status" -eq 128 ]
+	[[ "$stderr" == *"kbranch.public-url is '$KBRANCH_CI_SCRATCH/list-pub/ext4.git', not a git:// or https:// URL"*"nothing sent"* ]]
+	[ "$(stat -c %Y "$KBRANCH_WORK"/outgoing/0000-*.eml)" = "$before" ]
+	ktree config kbranch.public-url "http://127.0.0.1/ext4.git"
+	must_fail_with_one_line "$KBRANCH" submit
+	[ "$status" -eq 128 ]
+	# A thread written (--dry-run) with such a URL is not sent either.
+	"$KBRANCH" submit --dry-run 2>/dev/null
+	grep -q '^git fetch http://127.0.0.1/ext4.git tag ext4dev-base$' "$KBRANCH_WORK"/outgoing/0000-*.eml
+	ktree config kbranch.public-url "$url"
+	must_fail_with_one_line "$KBRANCH" submit --resend
+	printf '%s\n' "$stderr"
+	[ "$status" -eq 128 ]
+	[[ "$stderr" == *"the written cover letter's fixture URL is 'http://127.0.0.1/ext4.git'"*"nothing sent"* ]]
+	[ "$(received_count "$(cover_msgid)")" -eq 0 ]
 	[ ! -e "$KBRANCH_WORK/outgoing/.accepted" ]
 }
 

@@ -84,8 +84,14 @@ cover_text() {
 }
 
 # Where a reviewer gets the base: the pull request's repository, which
-# publishes the fixture as tag ext4dev-base with the branch.
+# publishes the fixture as tag ext4dev-base with the branch; and how they
+# check the prerequisite-patch-id: git 2.39's format-patch hashes the
+# fixture's diff made without the indent heuristic, which git patch-id
+# alone does not reproduce.  (<message-id> becomes the cover letter's own
+# once b4 has written it: own_message_id.)
 fixture_note() {
+	local packaged
+	packaged=$(kgit rev-parse "packaged/$(version_ref "$(base_version)")^{commit}")
 	cat <<EOF
 
 The series applies to tag $KB_BASE_TAG: Debian's linux-source $(base_version)
@@ -94,7 +100,28 @@ prerequisite-patch-id below), published with the branch:
 
 git fetch $(public_url) tag $KB_BASE_TAG
 git checkout $KB_BASE_TAG && b4 am -o - <message-id> | git am
+
+b4 am (0.12 and 0.14 tested) does not read prerequisite-patch-id: lines
+and suggests the base-commit, where patch 1 does not apply: check out
+$KB_BASE_TAG instead.
+The prerequisite-patch-id is the fixture's, as this prints it:
+
+git diff-tree -p --no-indent-heuristic $packaged $KB_BASE_TAG | git patch-id --stable
 EOF
+}
+
+# The cover letter's b4 am line names the cover letter's own message-id.
+own_message_id() {
+	local cover=$1 id line
+	id=$(sed -n 's/^Message-I[Dd]: <\(.*\)>$/\1/p' "$cover" | head -n 1)
+	[ -n "$id" ] || die "b4 wrote no Message-Id: in $cover"
+	line="git checkout $KB_BASE_TAG && b4 am -o - $id | git am"
+	python3 -c 'import sys
+path, generic, line = sys.argv[1:]
+text = open(path, encoding="utf-8").read()
+open(path, "w", encoding="utf-8").write(text.replace(generic, line, 1))' \
+		"$cover" "git checkout $KB_BASE_TAG && b4 am -o - <message-id> | git am" "$line"
+	grep -qxF "$line" "$cover" || die "the cover letter in $cover has no b4 am line to name its message-id in"
 }
 
 # The revision the series is at ("# revision: N" in series.txt): b4 names
@@ -139,6 +166,24 @@ open(path, "w", encoding="utf-8").write("\n".join(text))' "$cover" "$lines"
 	step "base-commit: packaged/$(base_version), the fixture ($KB_BASE_TAG) as prerequisite-patch-id"
 }
 
+# What the list reads must be fetchable by anyone: the cover letter tells
+# reviewers to fetch the fixture from kbranch.public-url, which falls back
+# to the local publish path when unset.  A thread is written with any URL
+# (--dry-run), sent only with a git:// or https:// one: exit 128, as git
+# refuses what it cannot do, and nothing is sent.  $1 is the URL, $2 where
+# it comes from.
+require_fetchable_url() {
+	case $1 in
+	git://?* | https://?*) ;;
+	*) KB_DIE_STATUS=128 die "$2 is '$1', not a git:// or https:// URL reviewers can fetch the fixture from (git -C $KTREE config kbranch.public-url git://...): nothing sent" ;;
+	esac
+}
+
+# The URL the written cover letter tells reviewers to fetch from.
+cover_fetch_url() {
+	sed -n "s/^git fetch \(.*\) tag $KB_BASE_TAG\$/\1/p" "$1" | head -n 1
+}
+
 parse_submit_args() {
 	SUBMIT_MODE=send
 	case "$#:${1:-}" in
@@ -160,12 +205,14 @@ run() {
 		die "no branch $KBRANCH_BRANCH in $KTREE; run 'kbranch apply' first"
 	[ -s "$KB_REPO/cover-letter.txt" ] || die "cover-letter.txt is missing or empty"
 	require_runner
-	local out=$KBRANCH_WORK/outgoing log=$KBRANCH_WORK/logs/submit.log port state
+	local out=$KBRANCH_WORK/outgoing log=$KBRANCH_WORK/logs/submit.log port state url
 	mkdir -p "$(dirname "$log")"
 	: >"$log"
 	b4_config
-	# The list is looked at before the slow work, not after it.
+	# The list and the URL are looked at before the slow work, not after it.
 	if [ "$SUBMIT_MODE" = send ]; then
+		url=$(public_url)
+		require_fetchable_url "$url" kbranch.public-url
 		port=$(list_smtp_port)
 		state=$(port_state "$port")
 		[ "$state" = taken ] ||
@@ -281,6 +328,7 @@ write_thread() {
 	own_thread "$out"
 	sign_off_patches "$out" "$log"
 	fix_base_commit "$(find "$out" -name '0000-*.eml')"
+	own_message_id "$(find "$out" -name '0000-*.eml')"
 	key=$(signing_key)
 	[ -z "$key" ] || sign_thread "$out" "$log"
 	list_recipients "$out"
@@ -305,9 +353,11 @@ sent_so_far() {
 }
 
 send_thread() {
-	local out=$1 log=$2 messages=() m n=0 cover accepted port state sent
+	local out=$1 log=$2 messages=() m n=0 cover accepted port state sent url
 	accepted=$(sent_so_far "$out")
 	mapfile -t messages < <(find "$out" -name '*.eml' | sort)
+	url=$(cover_fetch_url "${messages[0]}")
+	require_fetchable_url "$url" "the written cover letter's fixture URL"
 	port=$(list_smtp_port)
 	state=$(port_state "$port")
 	[ "$state" = taken ] ||
@@ -391,7 +441,7 @@ record_sent() {
 }
 
 # Each patch goes To/Cc the people get_maintainer.pl names for it alone,
-# and the cover letter to all of them (libexec/address-thread): b4 0.12
+# and the cover letter to all of them (libexec/thread-headers): b4 0.12
 # gives every message the whole series' list.
 address_patches() {
 	local out=$1 log=$2 cover patches=() to_cmd cc_cmd
@@ -399,7 +449,7 @@ address_patches() {
 	mapfile -t patches < <(find "$out" -name '*.eml' ! -name '0000-*' | sort)
 	to_cmd=$(maintainers_cmd --nol)
 	cc_cmd=$(maintainers_cmd --nom)
-	(cd "$KTREE" && "$KB_REPO/branch-scripts/libexec/address-thread" "$to_cmd" "$cc_cmd" "$cover" "${patches[@]}") >>"$log" 2>&1 ||
+	(cd "$KTREE" && "$KB_REPO/branch-scripts/libexec/thread-headers" "$to_cmd" "$cc_cmd" "$cover" "${patches[@]}") >>"$log" 2>&1 ||
 		die "get_maintainer.pl could not address the patches (log: $log)"
 	step "each patch addressed To/Cc what get_maintainer.pl names for it, the cover letter to all of them"
 }
@@ -408,7 +458,7 @@ address_patches() {
 # in the summary.
 list_recipients() {
 	local out=$1
-	find "$out" -name '*.eml' | sort | xargs "$KB_REPO/branch-scripts/libexec/address-thread" --list >"$out/recipients.txt"
+	find "$out" -name '*.eml' | sort | xargs "$KB_REPO/branch-scripts/libexec/thread-headers" --list >"$out/recipients.txt"
 	step "recipients ($out/recipients.txt):"
 	sed 's/^/  /' "$out/recipients.txt" >&2
 }

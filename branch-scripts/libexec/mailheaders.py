@@ -1,6 +1,6 @@
 """Headers of the messages b4 writes, read and rewritten as text: folded
 lines kept as they are, address lists folded as b4 folds them.  Shared by
-own-thread and address-thread."""
+own-thread and thread-headers."""
 import email.utils
 
 
