@@ -896,3 +896,43 @@ fake_kernel_build() {
 	run --separate-stderr env KBRANCH_WORK="$work" "$BT/run" --where --variant nosuch
 	[ "$status" -eq 128 ]
 }
+
+# bisect-tests/debian/guest/era-fstype.c, built for era $1, in $2.
+era_fstype() {
+	gcc -static -Os -Wall -Wextra -Werror -DKLIBC_ERA="$1" -o "$2/fstype" "$BT/debian/guest/era-fstype.c"
+}
+
+@test "era fstype: klibc 1.5.3's says ext4dev for a test_fs ext4 and ext3 for a plain one; 1.5.15's says ext4dev where the kernel has ext4dev (/proc/filesystems or modules.dep) and the flag, or has no ext4; other filesystems are the image's fstype's" {
+	local d=$BATS_TEST_TMPDIR img era proc dep want fake=$BATS_TEST_TMPDIR/root
+	mke2fs -q -F -t ext4 -E test_fs "$d/test_fs.img" 8M
+	mke2fs -q -F -t ext4 "$d/plain.img" 8M
+	mke2fs -q -F -t ext2 "$d/ext2.img" 8M
+	mkdir -p "$d/1503" "$d/1515" "$fake/proc" "$fake/lib/modules/$(uname -r)"
+	era_fstype 1503 "$d/1503"
+	era_fstype 1515 "$d/1515"
+	for era in 1503 1515; do
+		printf '#!/bin/sh\necho FSTYPE=image-own\n' >"$d/$era/fstype.klibc"
+		chmod +x "$d/$era/fstype.klibc"
+	done
+	# era | image | /proc/filesystems | modules.dep | FSTYPE
+	while IFS='|' read -r era img proc dep want; do
+		printf '%s' "$proc" | tr , '\n' | sed 's/^/\t/' >"$fake/proc/filesystems"
+		printf '%s' "$dep" | tr , '\n' | sed 's|^\(..*\)$|kernel/fs/ext4/\1.ko:|' >"$fake/lib/modules/$(uname -r)/modules.dep"
+		run env KBRANCH_FSTYPE_ROOT="$fake" "$d/$era/fstype" "$d/$img.img"
+		[ "${lines[0]}" = "FSTYPE=$want" ] || { echo "$era $img proc=$proc dep=$dep: ${lines[0]}, not $want"; return 1; }
+	done <<-'TABLE'
+	1503|test_fs|ext4|ext4|ext4dev
+	1503|plain|ext4dev|ext4dev|ext3
+	1503|ext2|ext4dev||image-own
+	1515|test_fs|||ext4dev
+	1515|test_fs|ext4||ext4
+	1515|test_fs|ext4,ext4dev||ext4dev
+	1515|test_fs||ext4,ext4dev|ext4dev
+	1515|test_fs|ext4|ext4dev|ext4dev
+	1515|plain|ext4,ext4dev||ext4
+	1515|plain|ext4dev||ext4dev
+	1515|ext2|ext4dev||image-own
+	TABLE
+	run "$d/1515/fstype" "$d/test_fs.img"
+	[ "${lines[1]}" = "FSSIZE=8388608" ]
+}
