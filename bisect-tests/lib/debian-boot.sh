@@ -389,12 +389,35 @@ debian_machine_files() {
 		install -m 0644 "$DEBIAN_GUEST_DIR/kbranch-report.service" "$DEBIAN_GUEST_DIR/kbranch-report.target" "$units/" &&
 		ln -sf ../kbranch-report.service "$units/emergency.target.wants/" &&
 		ln -sf kbranch-report.target "$units/default.target" || return 1
+	debian_era_fstype "$root" "$(debian_machine_key "$scen" "$machine" fstype)" || return 1
 	# The tester's reproducer, which the report unit runs (debian/guest),
 	# given the boot's time rather than the report's 60 s.
 	[ -n "$BT_TEST_SCRIPT" ] && [ "$scen" = "$DEBIAN_TESTER_SCENARIO" ] || return 0
 	install -m 0755 "$BT_TEST_SCRIPT" "$root/usr/local/sbin/kbranch-reproducer" &&
 		mkdir -p "$units/kbranch-report.service.d" &&
 		printf '[Service]\nTimeoutStartSec=infinity\n' >"$units/kbranch-report.service.d/reproducer.conf"
+}
+
+# The initramfs's fstype as klibc $2 had it (klibc-1.5.3, klibc-1.5.15;
+# nothing: the image's own): guest/era-fstype.c, built static here, put
+# in place of klibc's fstype by an initramfs hook (mkinitramfs runs
+# /etc's hooks after /usr/share's, klibc-utils' among them), which keeps
+# the image's as fstype.klibc.
+debian_era_fstype() {
+	local root=$1 era=$2 lib=$1/usr/local/lib/kbranch hook=$1/etc/initramfs-tools/hooks/kbranch-era-fstype
+	[ -n "$era" ] || return 0
+	era=${era#klibc-1.5.}
+	mkdir -p "$lib" "${hook%/*}" &&
+		gcc -static -Os -DKLIBC_ERA="$((1500 + era))" -o "$lib/fstype" "$DEBIAN_GUEST_DIR/era-fstype.c" || return 1
+	cat >"$hook" <<'HOOK'
+#!/bin/sh
+# klibc's fstype of the ext4dev era (kbranch: bisect-tests/debian/guest/era-fstype.c)
+case $1 in prereqs) exit 0 ;; esac
+klibc=$(readlink -f "$DESTDIR/bin/fstype")
+mv "$klibc" "${klibc%/*}/fstype.klibc"
+cp /usr/local/lib/kbranch/fstype "${klibc%/*}/fstype"
+HOOK
+	chmod 0755 "$hook"
 }
 
 # The kernel installed as Debian's linux-image packages install one:
@@ -705,7 +728,8 @@ debian_boot_tools_check() {
 debian_check_scenario() {
 	local scen=$1 machine key value
 	for machine in $(debian_machines "$scen"); do
-		for key in root:'test_fs|plain|cleared' data:'test_fs|plain|none' fstab:'ext4|ext4dev' boot:'initramfs|kernel'; do
+		for key in root:'test_fs|plain|cleared' data:'test_fs|plain|none' fstab:'ext4|ext4dev' boot:'initramfs|kernel' \
+			fstype:'|klibc-1.5.3|klibc-1.5.15'; do
 			value=$(debian_machine_key "$scen" "$machine" "${key%%:*}")
 			[[ "$value" =~ ^(${key#*:})$ ]] ||
 				die_setup "scenario $scen, machine $machine: ${key%%:*}='$value' is not one of ${key#*:}"
