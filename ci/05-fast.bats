@@ -919,6 +919,7 @@ era_fstype() {
 		printf '%s' "$proc" | tr , '\n' | sed 's/^/\t/' >"$fake/proc/filesystems"
 		printf '%s' "$dep" | tr , '\n' | sed 's|^\(..*\)$|kernel/fs/ext4/\1.ko:|' >"$fake/lib/modules/$(uname -r)/modules.dep"
 		run env KBRANCH_FSTYPE_ROOT="$fake" "$d/$era/fstype" "$d/$img.img"
+		[ "$status" -eq 0 ]
 		[ "${lines[0]}" = "FSTYPE=$want" ] || { echo "$era $img proc=$proc dep=$dep: ${lines[0]}, not $want"; return 1; }
 	done <<-'TABLE'
 	1503|test_fs|ext4|ext4|ext4dev
@@ -934,5 +935,6 @@ era_fstype() {
 	1515|ext2|ext4dev||image-own
 	TABLE
 	run "$d/1515/fstype" "$d/test_fs.img"
+	[ "$status" -eq 0 ]
 	[ "${lines[1]}" = "FSSIZE=8388608" ]
 }

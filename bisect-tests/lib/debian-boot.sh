@@ -379,7 +379,7 @@ debian_fstab() {
 # The scenario's files and our report units, into root tree $1.  Run as a
 # job of its own (debian_machine_make), so set -e holds in it.
 debian_machine_files() {
-	local root=$1 scen=$2 machine=$3 modules units=$1/etc/systemd/system
+	local root=$1 scen=$2 machine=$3 modules era units=$1/etc/systemd/system
 	debian_fstab "$(debian_machine_key "$scen" "$machine" fstab)" \
 		"$(debian_machine_key "$scen" "$machine" data)" >"$root/etc/fstab"
 	mkdir -p "$root/srv/data" "$root/usr/local/sbin" "$units/emergency.target.wants" || return 1
@@ -389,7 +389,8 @@ debian_machine_files() {
 		install -m 0644 "$DEBIAN_GUEST_DIR/kbranch-report.service" "$DEBIAN_GUEST_DIR/kbranch-report.target" "$units/" &&
 		ln -sf ../kbranch-report.service "$units/emergency.target.wants/" &&
 		ln -sf kbranch-report.target "$units/default.target" || return 1
-	debian_era_fstype "$root" "$(debian_machine_key "$scen" "$machine" fstype)" || return 1
+	era=$(debian_machine_key "$scen" "$machine" fstype)
+	debian_era_fstype "$root" "$era"
 	# The tester's reproducer, which the report unit runs (debian/guest),
 	# given the boot's time rather than the report's 60 s.
 	[ -n "$BT_TEST_SCRIPT" ] && [ "$scen" = "$DEBIAN_TESTER_SCENARIO" ] || return 0
