@@ -113,7 +113,8 @@ EOF
 # The cover letter's b4 am line names the cover letter's own message-id.
 own_message_id() {
 	local cover=$1 id line
-	id=$(sed -n 's/^Message-I[Dd]: <\(.*\)>$/\1/p' "$cover" | head -n 1)
+	id=$(sed -n 's/^Message-I[Dd]: <\(.*\)>$/\1/p' "$cover")
+	id=${id%%$'\n'*}
 	[ -n "$id" ] || die "b4 wrote no Message-Id: in $cover"
 	line="git checkout $KB_BASE_TAG && b4 am -o - $id | git am"
 	python3 -c 'import sys
@@ -181,7 +182,9 @@ require_fetchable_url() {
 
 # The URL the written cover letter tells reviewers to fetch from.
 cover_fetch_url() {
-	sed -n "s/^git fetch \(.*\) tag $KB_BASE_TAG\$/\1/p" "$1" | head -n 1
+	local url
+	url=$(sed -n "s/^git fetch \(.*\) tag $KB_BASE_TAG\$/\1/p" "$1")
+	printf '%s\n' "${url%%$'\n'*}"
 }
 
 parse_submit_args() {
