@@ -938,3 +938,22 @@ era_fstype() {
 	[ "$status" -eq 0 ]
 	[ "${lines[1]}" = "FSSIZE=8388608" ]
 }
+
+@test "debian judge: fsck= is judged from the report's fsck root line (ran, missing: no checker for the type, none: no fsck), and a mismatch names the line" {
+	local obs=$BATS_TEST_TMPDIR/observed
+	# shellcheck source=bisect-tests/lib/debian-boot.sh
+	source "$BT/lib/debian-boot.sh"
+	printf '%s\n' 'end: report' 'root: ext4dev /dev/vda ro,relatime' \
+		'fsck root: missing (fsck from util-linux 2.38.1 fsck: fsck.ext4dev: not found)' >"$obs"
+	debian_judge "$obs" "root=ext4dev fsck=missing" "the era's fstype"
+	[ "$DEBIAN_JUDGE_CODE" = 0 ]
+	debian_judge "$obs" "root=ext4dev fsck=ran" "the era's fstype"
+	[ "$DEBIAN_JUDGE_CODE" = 1 ]
+	[ "$DEBIAN_PROBLEMS" = "fsck=ran declared, seen: fsck root: missing (fsck from util-linux 2.38.1 fsck: fsck.ext4dev: not found) (the era's fstype)" ]
+	# A report without the line: the initramfs had no fsck.
+	printf '%s\n' 'end: report' 'root: ext4 /dev/vda ro,relatime' >"$obs"
+	debian_judge "$obs" "root=ext4 fsck=none" "no fsck"
+	[ "$DEBIAN_JUDGE_CODE" = 0 ]
+	debian_judge "$obs" "root=ext4 fsck=ran" "no fsck"
+	[ "$DEBIAN_JUDGE_CODE" = 1 ]
+}

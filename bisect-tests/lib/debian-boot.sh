@@ -379,7 +379,7 @@ debian_fstab() {
 # The scenario's files and our report units, into root tree $1.  Run as a
 # job of its own (debian_machine_make), so set -e holds in it.
 debian_machine_files() {
-	local root=$1 scen=$2 machine=$3 modules era units=$1/etc/systemd/system
+	local root=$1 scen=$2 machine=$3 modules era fsck units=$1/etc/systemd/system
 	debian_fstab "$(debian_machine_key "$scen" "$machine" fstab)" \
 		"$(debian_machine_key "$scen" "$machine" data)" >"$root/etc/fstab"
 	mkdir -p "$root/srv/data" "$root/usr/local/sbin" "$units/emergency.target.wants" || return 1
@@ -391,6 +391,8 @@ debian_machine_files() {
 		ln -sf kbranch-report.target "$units/default.target" || return 1
 	era=$(debian_machine_key "$scen" "$machine" fstype)
 	debian_era_fstype "$root" "$era"
+	fsck=$(debian_machine_key "$scen" "$machine" fsck)
+	debian_initramfs_fsck "$root" "$fsck"
 	# The tester's reproducer, which the report unit runs (debian/guest),
 	# given the boot's time rather than the report's 60 s.
 	[ -n "$BT_TEST_SCRIPT" ] && [ "$scen" = "$DEBIAN_TESTER_SCENARIO" ] || return 0
@@ -419,6 +421,21 @@ mv "$klibc" "${klibc%/*}/fstype.klibc"
 cp /usr/local/lib/kbranch/fstype "${klibc%/*}/fstype"
 HOOK
 	chmod 0755 "$hook"
+}
+
+# fsck in the initramfs as a real install has it ($2 = yes).  The image's
+# fsck hook puts fsck and fsck.<type> in when it can tell the root's type
+# (FSTYPE=auto: klibc's fstype on fstab's root device); here the initramfs
+# is made before the root's disk exists, so the hook finds none and the
+# initramfs says "fsck not present".  A real Debian 12 install's probe
+# says ext4 for these roots (klibc 2.0.12 has no ext4dev), so FSTYPE=ext4
+# (initramfs.conf(5)) makes the same initramfs: fsck, logsave, fsck.ext4.
+debian_initramfs_fsck() {
+	local root=$1 fsck=$2
+	[ "$fsck" = yes ] || return 0
+	mkdir -p "$root/etc/initramfs-tools/conf.d" || return 1
+	printf '%s
+' '# kbranch: what the fsck hook finds on a real install of this root' 'FSTYPE=ext4' 		>"$root/etc/initramfs-tools/conf.d/kbranch-fsck"
 }
 
 # The kernel installed as Debian's linux-image packages install one:
@@ -641,6 +658,7 @@ debian_seen_key() {
 	modules) if grep -q '^modules [^:]*: failed' "$obs"; then echo failed; else echo ok; fi ;;
 	failed) line=$(debian_seen "$obs" 'failed units' | xargs); echo "${line:-none}" ;;
 	klog | noklog) if grep -q '^klog: .*EXT4-fs.*ext4dev' "$obs"; then echo ext4dev; else echo none; fi ;;
+	fsck) line=$(debian_seen "$obs" 'fsck root'); line=${line:-none}; echo "${line%% *}" ;;
 	esac
 }
 
@@ -676,7 +694,7 @@ debian_judge() {
 		return 0
 		;;
 	esac
-	for key in root data modules failed klog noklog; do
+	for key in root data modules failed klog noklog fsck; do
 		want=$(debian_key_of "$keys" "$key")
 		[ -n "$want" ] || continue
 		seen=$(debian_seen_key "$obs" "$key")
@@ -711,6 +729,7 @@ debian_seen_line() {
 	failed) echo "failed units: $(debian_seen_key "$obs" failed)" ;;
 	klog) echo "no EXT4-fs line names ext4dev" ;;
 	noklog) grep -m1 '^klog: .*EXT4-fs.*ext4dev' "$obs" ;;
+	fsck) echo "fsck root: $(debian_seen "$obs" 'fsck root')" ;;
 	esac
 }
 
@@ -730,7 +749,7 @@ debian_check_scenario() {
 	local scen=$1 machine key value
 	for machine in $(debian_machines "$scen"); do
 		for key in root:'test_fs|plain|cleared' data:'test_fs|plain|none' fstab:'ext4|ext4dev' boot:'initramfs|kernel' \
-			fstype:'|klibc-1.5.3|klibc-1.5.15'; do
+			fstype:'|klibc-1.5.3|klibc-1.5.15' fsck:'|yes'; do
 			value=$(debian_machine_key "$scen" "$machine" "${key%%:*}")
 			[[ "$value" =~ ^(${key#*:})$ ]] ||
 				die_setup "scenario $scen, machine $machine: ${key%%:*}='$value' is not one of ${key#*:}"
