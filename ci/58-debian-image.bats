@@ -63,6 +63,8 @@ no_archive() {
 	for tool in mkinitramfs modprobe blkid; do
 		[ -x "$dir/root/usr/sbin/$tool" ]
 	done
+	# dracut-core, for the dracut machine, beside initramfs-tools.
+	[ -x "$dir/root/usr/bin/dracut" ]
 	# Nothing that configures, waits for or uses a network, installed or enabled.
 	run grep -E '^(apt|ifupdown|isc-dhcp-client|dhcpcd5?|network-manager|connman|netplan.io|systemd-resolved|systemd-timesyncd|openssh-server|wpasupplicant) ' "$dir/manifest"
 	echo "$output"

@@ -60,6 +60,8 @@ DEBIAN_REPORT_END='kbranch-report: end'
 # (its prompt), a kernel panic.
 DEBIAN_STOP_INITRAMFS='(initramfs)'
 DEBIAN_STOP_PANIC='Kernel panic - not syncing'
+# dracut's emergency shell, which it enters after writing its report.
+DEBIAN_STOP_DRACUT='Generating "/run/initramfs/rdsosreport.txt"'
 
 # --- the registry and the scenario files ---------------------------------
 
@@ -460,6 +462,17 @@ debian_mkinitramfs() {
 		sh "$release"
 }
 
+# dracut's initrd for that kernel, as Debian's dracut package makes one
+# (/etc/kernel/postinst.d/dracut: dracut --force <image> <version>), in the
+# same chroot.
+debian_dracut() {
+	local root=$1 release=$2
+	# shellcheck disable=SC2016 # $1 is the inner shell's
+	unshare -m --propagation private chroot "$root" /bin/sh -c \
+		'mount -t proc proc /proc && mount -t sysfs sysfs /sys && exec dracut --force "/boot/initrd.img-$1" "$1"' \
+		sh "$release"
+}
+
 # mke2fs options of a filesystem made "test_fs", "plain" or "cleared"
 # (the scenario files are checked for these words: debian_check_scenario).
 debian_mkfs_flags() {
@@ -483,7 +496,7 @@ debian_mkfs() {
 # initramfs boot, the initramfs, in the machine's dir.  The host's tools
 # do all of it, the same at every commit: a failure is the machine's, 128.
 debian_machine_make() {
-	local v=$1 scen=$2 machine=$3 mdir root release data image boot kind start=$SECONDS
+	local v=$1 scen=$2 machine=$3 mdir root release data image boot kind maker start=$SECONDS
 	mdir=$(debian_machine_dir "$v" "$scen" "$machine")
 	root=$mdir/root
 	release=$(build_release "$v")
@@ -499,10 +512,12 @@ debian_machine_make() {
 	[ "$JOB_STATUS" = 0 ] || debian_machine_fault "$v" "make modules_install" "$(run_dir "$v")/build.log"
 	job_status debian_machine_files "$root" "$scen" "$machine"
 	[ "$JOB_STATUS" = 0 ] || debian_machine_fault "$v" "writing the machine's files" "$mdir"
-	if [ "$boot" = initramfs ]; then
-		job_status logged "$mdir/make.log" debian_mkinitramfs "$root" "$release"
-		[ "$JOB_STATUS" = 0 ] || debian_machine_fault "$v" mkinitramfs "$mdir/make.log"
-		cp "$root/boot/initrd.img-$release" "$mdir/initrd.img" || debian_machine_fault "$v" mkinitramfs "$mdir/make.log"
+	if [ "$boot" != kernel ]; then
+		maker=debian_mkinitramfs
+		[ "$boot" != dracut ] || maker=debian_dracut
+		job_status logged "$mdir/make.log" "$maker" "$root" "$release"
+		[ "$JOB_STATUS" = 0 ] || debian_machine_fault "$v" "${maker#debian_}" "$mdir/make.log"
+		cp "$root/boot/initrd.img-$release" "$mdir/initrd.img" || debian_machine_fault "$v" "${maker#debian_}" "$mdir/make.log"
 	fi
 	job_status logged "$mdir/make.log" debian_mkfs "$root" "$mdir/root.img" "$kind" \
 		debian-root "$DEBIAN_ROOT_UUID" "$DEBIAN_IMAGE_SIZE"
@@ -532,7 +547,7 @@ debian_machine_fault() {
 debian_cmdline() {
 	local root=UUID=$DEBIAN_ROOT_UUID boot
 	boot=$(debian_machine_key "$2" "$3" boot)
-	[ "$boot" = initramfs ] || root=/dev/vda
+	[ "$boot" != kernel ] || root=/dev/vda
 	printf 'root=%s ro console=ttyS0 %s\n' "$root" "$(debian_machine_key "$2" "$3" cmdline)"
 }
 
@@ -595,6 +610,8 @@ debian_watch() {
 debian_stop_reason() {
 	if grep -qF "$DEBIAN_STOP_INITRAMFS" "$1"; then
 		echo "the initramfs shell"
+	elif grep -qF "$DEBIAN_STOP_DRACUT" "$1"; then
+		echo "dracut's emergency shell"
 	elif grep -qF "$DEBIAN_STOP_PANIC" "$1"; then
 		echo "a kernel panic: $(grep -m1 -F "$DEBIAN_STOP_PANIC" "$1" | tr -d '\r' | sed 's/^\[[^]]*\] //')"
 	fi
@@ -688,7 +705,7 @@ debian_judge() {
 	DEBIAN_PROBLEMS='' DEBIAN_JUDGE_CODE=0
 	seen_root=$(debian_seen_key "$obs" root)
 	case $(debian_seen "$obs" end) in
-	report | "the initramfs shell" | "a kernel panic"*) ;;
+	report | "the initramfs shell" | "dracut's emergency shell" | "a kernel panic"*) ;;
 	*)
 		DEBIAN_PROBLEMS="the boot did not end: $(debian_seen "$obs" end)" DEBIAN_JUDGE_CODE=2
 		return 0
@@ -748,7 +765,7 @@ debian_boot_tools_check() {
 debian_check_scenario() {
 	local scen=$1 machine key value
 	for machine in $(debian_machines "$scen"); do
-		for key in root:'test_fs|plain|cleared' data:'test_fs|plain|none' fstab:'ext4|ext4dev' boot:'initramfs|kernel' \
+		for key in root:'test_fs|plain|cleared' data:'test_fs|plain|none' fstab:'ext4|ext4dev' boot:'initramfs|dracut|kernel' \
 			fstype:'|klibc-1.5.3|klibc-1.5.15' fsck:'|yes'; do
 			value=$(debian_machine_key "$scen" "$machine" "${key%%:*}")
 			[[ "$value" =~ ^(${key#*:})$ ]] ||
