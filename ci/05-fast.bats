@@ -957,3 +957,17 @@ era_fstype() {
 	debian_judge "$obs" "root=ext4 fsck=ran" "no fsck"
 	[ "$DEBIAN_JUDGE_CODE" = 1 ]
 }
+
+@test "debian stop: dracut's emergency shell ends a boot as the initramfs shell does, and its root is judged not mounted" {
+	local obs=$BATS_TEST_TMPDIR/observed console=$BATS_TEST_TMPDIR/console.log
+	# shellcheck source=bisect-tests/lib/debian-boot.sh
+	source "$BT/lib/debian-boot.sh"
+	printf '%s\r\n' '[   20.1] systemd[1]: Failed to mount sysroot.mount - /sysroot.' \
+		'Generating "/run/initramfs/rdsosreport.txt"' 'Entering emergency mode. Exit the shell to continue.' >"$console"
+	[ "$(debian_stop_reason "$console")" = "dracut's emergency shell" ]
+	printf '%s\n' "end: dracut's emergency shell" 'root: none' >"$obs"
+	debian_judge "$obs" "root=none" "no ext4dev type"
+	[ "$DEBIAN_JUDGE_CODE" = 0 ]
+	debian_judge "$obs" "root=ext4dev" "the compat type"
+	[ "$DEBIAN_JUDGE_CODE" = 2 ]
+}
