@@ -58,7 +58,7 @@ scenarios_of() {
 # (the check can fail).  With KBRANCH_CI_FULL=1 only: the first debian
 # kernel is a cold build of about 10 minutes (bisect-tests/debian/README),
 # past what ci/test's hour has left on a slow day.
-@test "at the tip the ext4dev-era Debian machine boots and mounts what says ext4dev, and is told to mount as ext4" {
+@test "at the tip the ext4dev-era Debian machines boot and mount what says ext4dev, and are told to mount as ext4: Debian 12's initramfs, klibc 1.5.3's and 1.5.15's fstype, dracut" {
 	[ "${KBRANCH_CI_FULL:-0}" = 1 ] || skip "builds and boots the ext4dev-era Debian machine, a cold build of about 10 minutes (KBRANCH_CI_FULL=1 runs it)"
 	ensure_applied
 	ktree checkout -q --detach ext4-rename
@@ -66,9 +66,15 @@ scenarios_of() {
 	[ "$status" -eq 0 ] || { printf '%s\n' "$output" "$stderr"; return 1; }
 	grep -q 'RESULT variant=debian-ext4dev build=ok boot=ok checks=ok .*verdict=good' <<<"$output"
 	grep -q 'ext4dev-era/upgraded: root=ext4dev data=ext4dev modules=ok failed=none' <<<"$stderr"
+	# The era's initramfs probes: klibc 1.5.3's fstype (ext4dev, fsck
+	# without a checker), 1.5.15's (ext4 from modules.dep, fsck.ext4 ran),
+	# dracut (libblkid's ext4dev).
+	grep -q 'era-probes/klibc153: root=ext4dev data=ext4dev modules=ok failed=none fsck=missing' <<<"$stderr"
+	grep -q 'era-probes/klibc1515: root=ext4 data=ext4dev modules=ok failed=none fsck=ran' <<<"$stderr"
+	grep -q 'era-probes/dracut: root=ext4dev data=ext4dev modules=ok failed=none' <<<"$stderr"
 }
 
-@test "a commit that drops the ext4dev type is bad for the ext4dev-era machine, with the initramfs's own lines" {
+@test "a commit that drops the ext4dev type is bad for each ext4dev-era machine, with the initramfs's own lines" {
 	[ "${KBRANCH_CI_FULL:-0}" = 1 ] || skip "builds and boots the ext4dev-era Debian machine, a cold build of about 10 minutes (KBRANCH_CI_FULL=1 runs it)"
 	ensure_applied
 	scratch_commit ext4-rename "ci: the ext4dev type is gone" \
@@ -77,6 +83,9 @@ scenarios_of() {
 	bt_run debian-ext4dev
 	[ "$status" -eq 1 ]
 	grep -q 'ext4dev-era/upgraded at step 4: root=ext4dev/ext4 declared, seen: root not mounted: the initramfs shell' <<<"$stderr"
+	grep -q 'era-probes/klibc153 at step 4: root=ext4dev declared, seen: root not mounted: the initramfs shell' <<<"$stderr"
+	grep -q 'era-probes/klibc1515 at step 4: data=ext4dev/ext4 declared, seen: fstab /srv/data ext4dev: failed' <<<"$stderr"
+	grep -q "era-probes/dracut at step 4: root=ext4dev declared, seen: root not mounted: dracut's emergency shell" <<<"$stderr"
 	grep -q 'mount: mounting /dev/vda on /root failed: No such device' <<<"$stderr"
 	grep -q 'booting again to confirm' <<<"$stderr"
 	grep -q 'RESULT variant=debian-ext4dev build=ok boot=fail .* verdict=bad' <<<"$output"

@@ -801,7 +801,7 @@ debian_boot_judge() {
 debian_summary() {
 	local obs=$1 key out=() end
 	end=$(debian_seen "$obs" end)
-	for key in root data modules failed; do
+	for key in root data modules failed fsck; do
 		[ "$key" = root ] || [ "$end" = report ] || continue
 		out+=("$key=$(debian_seen_key "$obs" "$key")")
 	done
