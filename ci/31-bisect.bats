@@ -195,6 +195,7 @@ sys.stdout.buffer.write(next(iter(mailbox.mbox(sys.argv[1]))).as_bytes())' "$BAT
 }
 
 @test "kbranch bisect: two bad commits: the first is named, and its revert on the bad end fails, so it is reported unconfirmed: inconclusive, 3" {
+	full_only "two bisects of a branch of its own, about 2 minutes"
 	local culprit report
 	make_two_bugs
 	culprit=$(ktree rev-parse scratch-bisect2~2)
@@ -217,6 +218,7 @@ sys.stdout.buffer.write(next(iter(mailbox.mbox(sys.argv[1]))).as_bytes())' "$BAT
 # compiled would not do: the lines it adds move every __LINE__ after it,
 # which ext4_error() and WARN_ON() put in the kernel.)
 @test "kbranch bisect: a culprit named by a test that lies, whose change no config of the tester's compiles, builds its parent's kernel: suspect, inconclusive, 3" {
+	full_only "a bisect of a branch of its own, about 2 minutes"
 	local culprit report ids
 	grep -qx '# CONFIG_QUOTA is not set' "$KBRANCH_CI_SCRATCH/tester-debug.config"
 	ktree checkout -q -f -B scratch-same ext4-rename

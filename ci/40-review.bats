@@ -114,6 +114,7 @@ branch_with_commit() {
 }
 
 @test "a document edit that sphinx warns about is caught by the docs build" {
+	full_only "a docs build of a branch of its own, about 2 minutes"
 	branch_with_commit docs-warning $'ext4: add a directive sphinx does not know\n\nSigned-off-by: CI Tester <ci@localhost>' \
 		"printf '\n.. kbranch-no-such-directive::\n' >>Documentation/admin-guide/ext4.rst" ext4-rename
 	run "$KBRANCH" check --only docs --since ext4-rename docs-warning 2> >(sed -u 's/^/# /' >&3)

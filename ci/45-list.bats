@@ -500,6 +500,7 @@ wait_archived() {
 }
 
 @test "the next revision goes out with a link to the one before in the archive, the range-diff and the verdict delta" {
+	full_only "a fifth revision sent (the current one, sent above, checks the same links, range-diff and verdicts), about 2 minutes"
 	local before prev msgid rev wt=$KBRANCH_CI_SCRATCH/next
 	before=$(ktree rev-parse ext4-rename)
 	prev=$(cover_msgid)

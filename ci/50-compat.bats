@@ -168,6 +168,7 @@ make_detour_branch() {
 # the compat type on; and a tip defconfig that drops an ext4 line is
 # caught too.
 @test "defconfigs: a tip defconfig that gains the compat type, or one that loses ACLs, is caught with its line" {
+	full_only "the defconfigs of a planted branch, about 2 minutes"
 	scratch_commit ext4-rename 'ext4: the compat type on for every config, and i386 loses ACLs' sh -c \
 		"sed -i 's/^\tdefault y if EXT4DEV_FS != n\$/\tdefault y/' fs/ext4/Kconfig &&
 		 grep -qP '^\tdefault y\$' fs/ext4/Kconfig &&

@@ -137,6 +137,7 @@ shapes_tap() {
 }
 
 @test "shapes: a commit whose old security option no longer selects the new one is caught by the random configs carried from the base" {
+	full_only "a carried-minimal verify of a planted commit, about 3 minutes"
 	scratch_commit ext4-rename 'ext4: EXT4DEV_FS_SECURITY stops selecting EXT4_FS_SECURITY' \
 		sed -i '/^config EXT4DEV_FS_SECURITY$/,/^$/{/^\tselect EXT4_FS_SECURITY if EXT4_FS$/d}' fs/ext4/Kconfig
 	ktree diff --quiet ext4-rename scratch && false

@@ -189,6 +189,7 @@ leave_park() {
 }
 
 @test "SIGKILL during a build: the next run recovers, rebuilds and passes" {
+	full_only "a build killed and run again, about 2 minutes"
 	interrupt_verify_during KILL build 3
 }
 

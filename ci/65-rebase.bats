@@ -57,11 +57,6 @@ setup() {
 	OLD_DEB=$(ls "$RW"/debs/linux-source-6.1_*.deb)
 }
 
-# The two parts that cost minutes run when KBRANCH_CI_FULL=1 (kbranch
-# bench and a by-hand run do): ci/test must fit in its time.
-full_only() {
-	[ "${KBRANCH_CI_FULL:-0}" = 1 ] || skip "$1 (KBRANCH_CI_FULL=1 runs it)"
-}
 
 @test "rebase: an older linux-source .deb, never installed, is imported and the series applied there" {
 	rw import --source "$OLD_DEB" 2>&1 | sed 's/^/# /' >&3
@@ -130,6 +125,7 @@ full_only() {
 }
 
 @test "rebase: interrupted with SIGINT while it picks, it says so in one line and changes nothing" {
+	full_only "a rebase interrupted and run again, about 2 minutes"
 	local state
 	state=$(rw_state)
 	KBRANCH_WORK=$RW/work setsid env --default-signal=INT "$RW/repo/branch-scripts/kbranch" rebase "$VERSION" \

@@ -71,6 +71,13 @@ needs_verified() {
 		skip "needs the whole-matrix verify of ci/15-verify.bats in this work dir (run it first)"
 }
 
+# A test that costs minutes runs when KBRANCH_CI_FULL=1 (kbranch all and
+# a by-hand run do): ci/test must fit in its 90 minutes on a slow day.
+# $1 says what it costs.
+full_only() {
+	[ "${KBRANCH_CI_FULL:-0}" = 1 ] || skip "$1 (KBRANCH_CI_FULL=1 runs it)"
+}
+
 # The number of patches in series.txt.
 series_length() {
 	grep -v '^#' "$REPO/series.txt" | grep -c .
