@@ -33,7 +33,7 @@ MSG
 }
 
 setup() {
-	cd "$BATS_TEST_TMPDIR"
+	cd "$BATS_TEST_TMPDIR" || return 1
 	# Stand-ins for get_maintainer.pl --nol / --nom: the maintainers and
 	# the lists of what the patch on stdin changes.
 	cat >to <<'CMD'

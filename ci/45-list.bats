@@ -283,8 +283,26 @@ copy_at() {
 
 # A reviewer with nothing but a clean clone of the
 # published repository (over git://) and the thread from the archive.
+# The tree of commit $3 of git dir $1 with the patches of mbox $2 applied,
+# in an index of its own (git am's checkout of 80k files would cost 40 s
+# here; the tree is the same), or "fails at N" for the first patch that
+# does not apply.
+tree_with_mbox() {
+	local split=$BATS_TEST_TMPDIR/split.$RANDOM m
+	mkdir "$split"
+	git mailsplit -o"$split" "$2" >/dev/null
+	(
+		export GIT_INDEX_FILE=$split.index
+		git -C "$1" read-tree "$3"
+		for m in "$split"/*; do
+			git -C "$1" apply --cached "$m" 2>/dev/null || { echo "fails at ${m##*/}"; exit 0; }
+		done
+		git -C "$1" write-tree
+	)
+}
+
 @test "a clean clone of the published repository and b4 am of the thread by message-id give the tip's tree" {
-	local port=$PUB_PORT pub=$KBRANCH_CI_SCRATCH/list-pub clone=$KBRANCH_CI_SCRATCH/reviewer.git msgid m
+	local port=$PUB_PORT pub=$KBRANCH_CI_SCRATCH/list-pub clone=$KBRANCH_CI_SCRATCH/reviewer.git msgid
 	msgid=$(cover_msgid)
 	rm -rf "$pub" "$clone"
 	mkdir -p "$pub"
@@ -304,37 +322,11 @@ copy_at() {
 	grep -qx "prerequisite-patch-id: [0-9a-f]\{40\}" "$BATS_TEST_TMPDIR/cover"
 	grep -qx "git fetch git://127.0.0.1:$port/ext4.git tag ext4dev-base" "$BATS_TEST_TMPDIR/cover"
 	(cd "$BATS_TEST_TMPDIR" && b4_here am -o - "$msgid" >thread.mbx)
-	# Applied to the clone's ext4dev-base in an index of its own (git am's
-	# checkout of 80k files would cost 40 s here; the tree is the same).
-	mkdir "$BATS_TEST_TMPDIR/split"
-	git mailsplit -o"$BATS_TEST_TMPDIR/split" "$BATS_TEST_TMPDIR/thread.mbx" >/dev/null
-	export GIT_INDEX_FILE=$BATS_TEST_TMPDIR/index
-	git -C "$clone" read-tree ext4dev-base
-	for m in "$BATS_TEST_TMPDIR"/split/*; do
-		git -C "$clone" apply --cached "$m"
-	done
-	[ "$(git -C "$clone" write-tree)" = "$(ktree rev-parse 'ext4-rename^{tree}')" ]
-	unset GIT_INDEX_FILE
+	# Applied to the clone's ext4dev-base.
+	[ "$(tree_with_mbox "$clone" "$BATS_TEST_TMPDIR/thread.mbx" ext4dev-base)" = "$(ktree rev-parse 'ext4-rename^{tree}')" ]
 	# Sent by a person: the patches' author is who ran submit.
 	[ "$(sed -n 's/^From: //p' "$BATS_TEST_TMPDIR/thread.mbx" | sort -u)" = "Lee Lister <lee@kernel.test>" ]
 	rm -rf "$clone"
-}
-
-# The tree of commit $2 with the patches of mbox $1 applied, in an index of
-# its own (a checkout of 80k files costs 40 s here), or "fails at N" for
-# the first patch that does not apply.
-tree_with_mbox() {
-	local split=$BATS_TEST_TMPDIR/split.$RANDOM m
-	mkdir "$split"
-	git mailsplit -o"$split" "$1" >/dev/null
-	(
-		export GIT_INDEX_FILE=$split.index
-		ktree read-tree "$2"
-		for m in "$split"/*; do
-			ktree apply --cached "$m" 2>/dev/null || { echo "fails at ${m##*/}"; exit 0; }
-		done
-		ktree write-tree
-	)
 }
 
 @test "b4 am of the thread, by message-id and from a local mbox, with Debian's b4 and with the newest b4 Debian has that runs here, gives the tip's tree where the cover letter says; the base-commit they name is where it says patch 1 does not apply" {
@@ -359,9 +351,9 @@ tree_with_mbox() {
 			base=$(sed -n 's/^ *Base: using specified base-commit \([0-9a-f]\{40\}\)$/\1/p' "$mbx.log")
 			[ "$base" = "$(ktree rev-parse "packaged/$VERSION^{commit}")" ]
 			# ...where patch 1 does not apply, as the cover letter says...
-			[ "$(tree_with_mbox "$mbx"/*.mbx "$base")" = "fails at 0001" ]
+			[ "$(tree_with_mbox "$KTREE" "$mbx"/*.mbx "$base")" = "fails at 0001" ]
 			# ...and on the tag it names instead, the series gives the tip.
-			[ "$(tree_with_mbox "$mbx"/*.mbx 'ext4dev-base^{commit}')" = "$(ktree rev-parse 'ext4-rename^{tree}')" ]
+			[ "$(tree_with_mbox "$KTREE" "$mbx"/*.mbx 'ext4dev-base^{commit}')" = "$(ktree rev-parse 'ext4-rename^{tree}')" ]
 		done
 	done
 	line=$(grep '^git checkout ext4dev-base && b4 am -o - ' "$KBRANCH_WORK"/outgoing/0000-*.eml)

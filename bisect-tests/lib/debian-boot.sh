@@ -436,8 +436,8 @@ debian_initramfs_fsck() {
 	local root=$1 fsck=$2
 	[ "$fsck" = yes ] || return 0
 	mkdir -p "$root/etc/initramfs-tools/conf.d" || return 1
-	printf '%s
-' '# kbranch: what the fsck hook finds on a real install of this root' 'FSTYPE=ext4' 		>"$root/etc/initramfs-tools/conf.d/kbranch-fsck"
+	printf '%s\n' '# kbranch: what the fsck hook finds on a real install of this root' 'FSTYPE=ext4' \
+		>"$root/etc/initramfs-tools/conf.d/kbranch-fsck"
 }
 
 # The kernel installed as Debian's linux-image packages install one:
