@@ -271,10 +271,14 @@ every_kind_of_line() {
 # Prints each malformed line of compat-differences $1, with why, as its
 # one reader (bisect-tests/lib/compat.sh) splits it.
 compat_differences_malformed() {
-	local c variants steps line n v kinds names
-	declare -A kind=()
+	local c variants steps line n v kinds names words w
+	declare -A kind=() fact=([ext4=y]=1 [ext4=m]=1 [compat=y]=1 [compat=n]=1 [acl=y]=1 [acl=n]=1 [security=y]=1 [security=n]=1)
 	while read -r v kinds; do
 		kind[$v]=${kinds%% *}
+		# The traits of the kernels packaged lines are about.
+		case ${kind[$v]} in
+		built | carried) for w in $(awk '{ print $3 }' <<<"$kinds" | tr ',' ' '); do [ "$w" = - ] || fact[$w]=1; done ;;
+		esac
 	done < <("$BT/run" --list-variants)
 	while IFS='|' read -r n c variants steps line; do
 		[ -n "$line" ] || { echo "$n: fewer than five fields"; continue; }
@@ -282,15 +286,21 @@ compat_differences_malformed() {
 		case $c in
 		config-packaged | defconfig)
 			[ "$variants" = - ] || echo "$n: a $c line names its config in its label: variants '-', not '$variants'" ;;
-		config-gained | config-shape | packaged)
+		config-gained | config-shape)
 			IFS=, read -ra names <<<"$variants"
 			for v in "${names[@]}"; do
-				case $c:${kind[$v]:-none} in
-				config-gained:kconfig | config-shape:kconfig | packaged:built | packaged:carried) ;;
-				*) echo "$n: '$v' is no variant a $c line can be about" ;;
-				esac
+				[ "${kind[$v]:-none}" = kconfig ] || echo "$n: '$v' is no variant a $c line can be about"
 			done
 			[ -n "$variants" ] && [ "$variants" != - ] || echo "$n: a $c line names no variant" ;;
+		packaged)
+			IFS=, read -ra names <<<"$variants"
+			for v in "${names[@]}"; do
+				IFS=+ read -ra words <<<"$v"
+				for w in "${words[@]}"; do
+					[ -n "${fact[$w]:-}" ] || echo "$n: '$w' is not what a packaged line names a kernel by"
+				done
+			done
+			[ -n "$variants" ] && [ "$variants" != - ] || echo "$n: a $c line names no kernel" ;;
 		*) echo "$n: unknown check '$c'" ;;
 		esac
 	done < <(compat_entries "$1")
@@ -306,11 +316,11 @@ compat_differences_malformed() {
 4|config-packaged|-|4|tip: + CONFIG_X=y" ]
 }
 
-@test "compat_lookup: a line is listed under its own check, with its exact text, for each variant it names as a whole name (not minimal for carried-minimal, nor the reverse, nor min for either), at the steps it names" {
-	printf '%s\n' '# packaged | builtin | 4 | + commented out | why' \
+@test "compat_lookup: a line is listed under its own check, with its exact text, at the steps it names, for a Kconfig-only variant it names as a whole name (not minimal for carried-minimal, nor min), or for a kernel with every word of one of its alternatives" {
+	printf '%s\n' '# packaged | ext4=y | 4 | + commented out | why' \
 		'config-gained | carried-minimal | 0,1 | CONFIG_EXT4DEV_FS=y | why' \
-		'packaged | minimal | 0,1 | + fs: ext3 ext2 ext4dev | why' \
-		'packaged | builtin, module | 2,4 | + fs: ext4  | why' \
+		'packaged | ext4=y | 0,1 | + fs: ext3 ext2 ext4dev | why' \
+		'packaged | ext4=m+compat=y, rootboots | 2,4 | + fs: ext4  | why' \
 		'config-packaged | - | 4 | tip: + CONFIG_X=y | why' >"$BATS_TEST_TMPDIR/compat"
 	mapfile -t COMPAT_ENTRIES < <(compat_entries "$BATS_TEST_TMPDIR/compat")
 	# A variant is a whole name among the line's: the registry has names
@@ -319,26 +329,41 @@ compat_differences_malformed() {
 	[ "$(listed config-gained minimal 0 CONFIG_EXT4DEV_FS=y)" = no ]
 	[ "$(listed config-gained carried 0 CONFIG_EXT4DEV_FS=y)" = no ]
 	[ "$(listed config-gained min 0 CONFIG_EXT4DEV_FS=y)" = no ]
-	[ "$(listed packaged minimal 0 "+ fs: ext3 ext2 ext4dev")" = yes ]
-	[ "$(listed packaged carried-minimal 0 "+ fs: ext3 ext2 ext4dev")" = no ]
-	[ "$(listed packaged min 0 "+ fs: ext3 ext2 ext4dev")" = no ]
-	[ "$(listed packaged builtin 2 "+ fs: ext4 ")" = yes ]
-	[ "$(listed packaged module 4 "+ fs: ext4 ")" = yes ]
-	[ "$(listed packaged carried-module 4 "+ fs: ext4 ")" = no ]
-	[ "$(listed packaged minimal 4 "+ fs: ext4 ")" = no ]
+	# A kernel is its words, as variant_facts prints them (one a line) or
+	# on one line; a word is whole (ext4=y is not ext4=yes).
+	[ "$(listed packaged $'ext4=y\ncompat=n\nacl=n' 0 "+ fs: ext3 ext2 ext4dev")" = yes ]
+	[ "$(listed packaged "compat=y ext4=y" 1 "+ fs: ext3 ext2 ext4dev")" = yes ]
+	[ "$(listed packaged "ext4=m compat=y" 0 "+ fs: ext3 ext2 ext4dev")" = no ]
+	[ "$(listed packaged "ext4=yes" 0 "+ fs: ext3 ext2 ext4dev")" = no ]
+	[ "$(listed packaged "minimal" 0 "+ fs: ext3 ext2 ext4dev")" = no ]
+	# Every word of one alternative: ext4=m and compat=y, or rootboots.
+	[ "$(listed packaged $'ext4=m\ncompat=y' 2 "+ fs: ext4 ")" = yes ]
+	[ "$(listed packaged "ext4=m compat=n" 2 "+ fs: ext4 ")" = no ]
+	[ "$(listed packaged "ext4=y compat=y" 2 "+ fs: ext4 ")" = no ]
+	[ "$(listed packaged "ext4=y compat=n rootboots" 4 "+ fs: ext4 ")" = yes ]
+	[ "$(listed packaged "compat=y" 4 "+ fs: ext4 ")" = no ]
 	# Only at its steps.
-	[ "$(listed packaged module 3 "+ fs: ext4 ")" = no ]
-	[ "$(listed packaged builtin 0 "+ fs: ext4 ")" = no ]
+	[ "$(listed packaged "ext4=m compat=y" 3 "+ fs: ext4 ")" = no ]
+	[ "$(listed packaged "rootboots" 0 "+ fs: ext4 ")" = no ]
 	[ "$(listed config-gained carried-minimal 2 CONFIG_EXT4DEV_FS=y)" = no ]
-	[ "$(listed packaged minimal 4 "+ fs: ext3 ext2 ext4dev")" = no ]
+	[ "$(listed packaged "ext4=y" 4 "+ fs: ext3 ext2 ext4dev")" = no ]
 	# Only under its check (packaged is not config-packaged), and its
 	# exact text; a comment lists nothing.
-	[ "$(listed config-gained module 4 "+ fs: ext4 ")" = no ]
+	[ "$(listed config-gained "ext4=m compat=y" 4 "+ fs: ext4 ")" = no ]
 	[ "$(listed config-packaged - 4 "tip: + CONFIG_X=y")" = yes ]
 	[ "$(listed packaged - 4 "tip: + CONFIG_X=y")" = no ]
-	[ "$(listed packaged module 4 "+ fs: ext4")" = no ]
-	[ "$(listed packaged module 4 "+ fs: ext4  ")" = no ]
-	[ "$(listed packaged builtin 4 "+ commented out")" = no ]
+	[ "$(listed packaged "ext4=m compat=y" 4 "+ fs: ext4")" = no ]
+	[ "$(listed packaged "ext4=m compat=y" 4 "+ fs: ext4  ")" = no ]
+	[ "$(listed packaged "ext4=y" 4 "+ commented out")" = no ]
+}
+
+@test "variant_facts: a kernel is what its fragment asks (ext4, compat, acl, security; n where it says nothing) and its traits; a variant without a fragment is nothing" {
+	[ "$(variant_facts builtin | sort | tr '\n' ' ')" = "acl=y compat=y ext4=y kunit rootboots security=y " ]
+	[ "$(variant_facts module | sort | tr '\n' ' ')" = "acl=y compat=y ext4=m security=y " ]
+	[ "$(variant_facts minimal | sort | tr '\n' ' ')" = "acl=n compat=n ext4=y security=n " ]
+	# The old config keeps what it had at the base: the compat type too.
+	[ "$(variant_facts oldconfig | sort | tr '\n' ' ')" = "acl=y compat=y ext4=y security=y " ]
+	[ -z "$(variant_facts tester-0123456789ab)" ]
 }
 
 @test "compat-differences has one reader: no code of bisect-tests or kbranch but lib/compat.sh names its path, and compat_lookup reads the repository's file there, once per shell" {
@@ -364,6 +389,7 @@ compat_differences_malformed() {
 
 @test "compat-differences: every line names its check, the variants that may show it, and its steps" {
 	run compat_differences_malformed "$BT/compat-differences"
+	echo "$output"
 	[ "$status" -eq 0 ]
 	[ -z "$output" ]
 	# A line without its variants, as the file had them before: caught.
@@ -372,5 +398,58 @@ compat_differences_malformed() {
 	run compat_differences_malformed "$BATS_TEST_TMPDIR/old"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"1: steps '+fs:ext3ext2ext4ext4dev' are not a list of 0..4"* ]]
-	[[ "$output" == *"2: '*' is no variant a packaged line can be about"* ]]
+	[[ "$output" == *"2: '*' is not what a packaged line names a kernel by"* ]]
+	# A packaged line that names a variant, as the file did before it named
+	# kernels by their facts: caught.
+	printf '%s\n' 'packaged | builtin,oldconfig | 2,3,4 | + fs: ext3 ext2 ext4 ext4dev | why' \
+		'packaged | ext4=m+compat=maybe | 2 | + alias: ext4dev | why' >"$BATS_TEST_TMPDIR/named"
+	run compat_differences_malformed "$BATS_TEST_TMPDIR/named"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"1: 'builtin' is not what a packaged line names a kernel by"* ]]
+	[[ "$output" == *"1: 'oldconfig' is not what a packaged line names a kernel by"* ]]
+	[[ "$output" == *"2: 'compat=maybe' is not what a packaged line names a kernel by"* ]]
+}
+
+# A new built variant needs nothing but its registry line and its
+# fragment: here one whose fragment is module's, added to a copy.
+@test "a new built variant is one registry line and its fragment: listed, placed by run --where, allowed by every packaged line exactly what module (the same fragment) is, with no line added, and counted as one more point a commit and one more reference" {
+	local copy where line step before after answer allowed per_commit refs debian carried COMPAT_ENTRIES
+	copy=$(repo_copy)
+	cp "$copy/bisect-tests/configs/module.config" "$copy/bisect-tests/configs/dummy.config"
+	printf '%s\n' "dummy | built | dummy | - | a second ext4.ko kernel (ci/03-canned's)" >>"$copy/bisect-tests/configs/variants"
+	run "$copy/bisect-tests/run" --list-variants
+	[ "$status" -eq 0 ]
+	grep -qx 'dummy built dummy -' <<<"$output"
+	where=$BATS_TEST_TMPDIR/where
+	run env KBRANCH_WORK="$where" "$copy/bisect-tests/run" --where --variant dummy
+	[ "$status" -eq 0 ]
+	[ "$output" = "CONFIG variant=dummy config=$where/build/dummy/.config dir=$where/build/dummy lock=$where/build/dummy.lock" ]
+	run env BT="$copy/bisect-tests" bash -c "$(declare -f compat_differences_malformed compat_entries); compat_differences_malformed \"\$BT/compat-differences\""
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	# The copy's registry, fragments and compat-differences, read as
+	# bisect-tests reads them.
+	# shellcheck source=bisect-tests/lib/common.sh
+	source "$copy/bisect-tests/lib/common.sh"
+	# shellcheck source=bisect-tests/lib/compat.sh
+	source "$copy/bisect-tests/lib/compat.sh"
+	unset COMPAT_ENTRIES
+	[ -n "$(variant_facts dummy)" ]
+	[ "$(variant_facts dummy)" = "$(variant_facts module)" ]
+	allowed=0
+	while IFS='|' read -r _ _ _ _ line; do
+		for step in 0 1 2 3 4; do
+			answer=$(listed packaged "$(variant_facts dummy)" "$step" "$line")
+			[ "$answer" = "$(listed packaged "$(variant_facts module)" "$step" "$line")" ]
+			[ "$answer" = no ] || allowed=$((allowed + 1))
+		done
+	done < <(compat_entries "$(compat_file)" | awk -F'|' '$2 == "packaged"')
+	# module's aliases, tests and log lines at their steps.
+	[ "$allowed" -ge 20 ]
+	# The counts verify's tests expect, from the registry.
+	before=$(registry_counts)
+	after=$(REPO=$copy registry_counts)
+	read -r per_commit refs debian carried <<<"$before"
+	[ "$after" = "$((per_commit + 1)) $((refs + 1)) $debian $carried" ]
 }

@@ -47,7 +47,8 @@ series_shaped_tree_make() {
 	git add fs
 	git commit -q -m 'fixture: recreate the ext4dev-era ext4 on the packaged tree'
 	while read -r patch; do
-		subject=$(sed -n 's/^Subject: \[PATCH[^]]*\] //p' "$REPO/patches/$patch")
+		# The Subject: header unfolded (git format-patch folds a long one).
+		subject=$(awk '/^Subject: / { s = $0; while ((getline) > 0 && /^[ \t]/) s = s $0; sub(/^Subject: \[PATCH[^]]*\] /, "", s); print s; exit }' "$REPO/patches/$patch")
 		while read -r f; do
 			mkdir -p "$(dirname "$f")"
 			echo "$f $subject" >>"$f"
@@ -89,6 +90,32 @@ at_patch() {
 	[ "$(build_failure_ours "$CANNED/build-link-error-ext4.log")" = yes ]
 	[ "$(build_failure_ours "$CANNED/build-link-error-elsewhere.log")" = no ]
 	[ "$(build_link_symbols "$CANNED/build-link-error-vmlinux.log")" = ext4_register_sysfs_compat ]
+}
+
+# The oldconfig variant's .config at this commit: ext4, ACLs and security
+# labels under the names patch 2 builds from, and the compat type as $1.
+oldconfig_config() {
+	mkdir -p "$(build_dir oldconfig)" "$(run_dir oldconfig)"
+	printf '%s\n' CONFIG_EXT4_FS=y CONFIG_EXT4DEV_FS_POSIX_ACL=y CONFIG_EXT4DEV_FS_SECURITY=y "$1" >"$(build_dir oldconfig)/.config"
+}
+
+@test "config check: the carried config keeps the compat type where the commit has it (its fragment says so); without it at patch 2 it is bad, named; at patch 1, which has no such type, it is not asked" {
+	series_shaped_tree
+	at_patch 2
+	expect_load
+	oldconfig_config CONFIG_EXT4DEV_COMPAT=y
+	run config_check oldconfig
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	oldconfig_config '# CONFIG_EXT4DEV_COMPAT is not set'
+	run config_check oldconfig
+	[ "$status" -eq 1 ]
+	[ "$output" = "bisect-tests: config check failed: CONFIG_EXT4DEV_COMPAT=n in $(build_dir oldconfig)/.config, variant oldconfig needs CONFIG_EXT4DEV_COMPAT=y" ]
+	at_patch 1
+	expect_load
+	run config_check oldconfig
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
 }
 
 # --- The stages wired to the exit code, on canned logs ----------------------

@@ -118,11 +118,14 @@ observe_comparable() {
 }
 
 # Compare this run's observation with the packaged reference.  Prints each
-# difference that compat-differences does not allow for this variant at
-# this step ("+" only here, "-" only on the packaged kernel); returns 1 if
-# there is any.
+# difference that compat-differences does not allow for this variant's
+# kernel (variant_facts) at this step ("+" only here, "-" only on the
+# packaged kernel); returns 1 if there is any.
 observe_compare() {
-	local v=$1 refv=$2 ref version line bad=0
+	local v=$1 refv=$2 ref version line facts step bad=0
+	facts=$(variant_facts "$v")
+	[ -n "$facts" ] || die_setup "--against-packaged: variant $v has no fragment (configs/$v.config) to say what its kernel is"
+	step=$(expect step)
 	version=$(observe_packaged_version)
 	[ -n "$version" ] || die_setup "--against-packaged: no packaged/* tag is an ancestor of HEAD"
 	ref=$(observe_reference "$version" "$refv")
@@ -133,7 +136,7 @@ observe_compare() {
 		'> '*) line="+ ${line:2}" ;;
 		*) continue ;;
 		esac
-		compat_lookup packaged "$v" "$(expect step)" "$line"
+		compat_lookup packaged "$facts" "$step" "$line"
 		[ "$COMPAT_LISTED" = no ] || continue
 		say "$v: differs from packaged/$version: $line"
 		bad=1
