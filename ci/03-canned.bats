@@ -410,7 +410,7 @@ compat_differences_malformed() {
 # A new built variant needs nothing but its registry line and its
 # fragment: here one whose fragment is module's, added to a copy.
 @test "a new built variant is one registry line and its fragment: listed, placed by run --where, allowed by every packaged line exactly what module (the same fragment) is, with no line added, and counted as one more point a commit and one more reference" {
-	local copy where line step before after answer allowed per_commit refs debian carried COMPAT_ENTRIES
+	local copy where line step before after answer allowed dummy per_commit refs debian carried
 	copy=$(repo_copy)
 	cp "$copy/bisect-tests/configs/module.config" "$copy/bisect-tests/configs/dummy.config"
 	printf '%s\n' "dummy | built | dummy | - | a second ext4.ko kernel (ci/03-canned's)" >>"$copy/bisect-tests/configs/variants"
@@ -425,19 +425,20 @@ compat_differences_malformed() {
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ -z "$output" ]
-	# The copy's registry, fragments and compat-differences, read as
-	# bisect-tests reads them.
-	# shellcheck source=bisect-tests/lib/common.sh
-	source "$copy/bisect-tests/lib/common.sh"
-	# shellcheck source=bisect-tests/lib/compat.sh
-	source "$copy/bisect-tests/lib/compat.sh"
-	unset COMPAT_ENTRIES
-	[ -n "$(variant_facts dummy)" ]
-	[ "$(variant_facts dummy)" = "$(variant_facts module)" ]
+	# What the copy's registry and fragments say of each kernel, asked of
+	# the copy's bisect-tests in a shell of its own; the copy's
+	# compat-differences is the repository's, which listed reads.
+	facts() {
+		# shellcheck source=bisect-tests/lib/common.sh disable=SC1091
+		bash -c 'source "$1/lib/common.sh" && source "$1/lib/compat.sh" && variant_facts "$2"' _ "$copy/bisect-tests" "$1"
+	}
+	dummy=$(facts dummy)
+	[ -n "$dummy" ]
+	[ "$dummy" = "$(facts module)" ]
 	allowed=0
 	while IFS='|' read -r _ _ _ _ line; do
 		for step in 0 1 2 3 4; do
-			answer=$(listed packaged "$(variant_facts dummy)" "$step" "$line")
+			answer=$(listed packaged "$dummy" "$step" "$line")
 			[ "$answer" = "$(listed packaged "$(variant_facts module)" "$step" "$line")" ]
 			[ "$answer" = no ] || allowed=$((allowed + 1))
 		done
