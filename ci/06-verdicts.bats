@@ -96,7 +96,7 @@ at_patch() {
 # labels under the names patch 2 builds from, and the compat type as $1.
 oldconfig_config() {
 	mkdir -p "$(build_dir oldconfig)" "$(run_dir oldconfig)"
-	printf '%s\n' CONFIG_EXT4_FS=y CONFIG_EXT4DEV_FS_POSIX_ACL=y CONFIG_EXT4DEV_FS_SECURITY=y "$1" >"$(build_dir oldconfig)/.config"
+	printf '%s\n' CONFIG_EXT4_FS=m CONFIG_EXT4DEV_FS_POSIX_ACL=y CONFIG_EXT4DEV_FS_SECURITY=y "$1" >"$(build_dir oldconfig)/.config"
 }
 
 @test "config check: the carried config keeps the compat type where the commit has it (its fragment says so); without it at patch 2 it is bad, named; at patch 1, which has no such type, it is not asked" {

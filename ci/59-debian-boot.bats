@@ -17,7 +17,10 @@ DEBIAN_VARIANTS=(debian-ext4dev debian-ext4dev-builtin debian-ext4)
 bt_run() {
 	local v args=()
 	for v in "$@"; do args+=(--variant "$v"); done
-	run --separate-stderr bash -c 'cd "$1" && shift && "$@"' _ "$KTREE" "$RUN" "${args[@]}"
+	# debian-ext4dev boots oldconfig's kernel: the module variant's config
+	# made at the base (kbranch verify's seed), carried to HEAD.
+	run --separate-stderr env KBRANCH_OLDCONFIG="$KBRANCH_WORK/carry/seed/module.config" \
+		bash -c 'cd "$1" && shift && "$@"' _ "$KTREE" "$RUN" "${args[@]}"
 	printf '%s\n' "$stderr" | grep -E '^\[ *[0-9]+s\]|^bisect-tests: ' | sed 's/^/# /' >&3
 }
 
@@ -47,19 +50,19 @@ scenarios_of() {
 	done
 }
 
-@test "debian-ext4.config is Debian's ext4 family, as linux-config-6.1 ships it" {
+@test "module.config is Debian's ext4 family, as linux-config-6.1 ships it" {
 	local family='CONFIG_(EXT[234]|EXT4DEV|JBD2|FS_MBCACHE|FS_POSIX_ACL)[A-Z0-9_]*'
 	diff <(xz -dc /usr/src/linux-config-6.1/config.amd64_none_amd64.xz | grep -E "^(# )?${family}[= ]") \
-		<(grep -v '^# [^C]' "$REPO/bisect-tests/configs/debian-ext4.config" | grep -vx '#')
+		<(grep -v '^# [^C]' "$REPO/bisect-tests/configs/module.config" | grep -vx '#')
 }
 
 # The ext4dev-era machine, which v2 left in the initramfs shell, at the
 # tip, and the same check failing on a commit that drops the ext4dev type
-# (the check can fail).  With KBRANCH_CI_FULL=1 only: the first debian
-# kernel is a cold build of about 10 minutes (bisect-tests/debian/README),
-# past what ci/test's hour has left on a slow day.
+# (the check can fail).  The machines boot the oldconfig variant's
+# kernel, which ci/15-verify.bats's verify left built at the tip: the
+# image and four machines' boots, a few minutes.
 @test "at the tip the ext4dev-era Debian machines boot and mount what says ext4dev, and are told to mount as ext4: Debian 12's initramfs, klibc 1.5.3's and 1.5.15's fstype, dracut" {
-	[ "${KBRANCH_CI_FULL:-0}" = 1 ] || skip "builds and boots the ext4dev-era Debian machine, a cold build of about 10 minutes (KBRANCH_CI_FULL=1 runs it)"
+	needs_verified
 	ensure_applied
 	ktree checkout -q --detach ext4-rename
 	bt_run debian-ext4dev

@@ -26,17 +26,24 @@ build_compilers() {
 	BT_HOSTCC=$CHOSEN_HOSTCC
 }
 
-# One lock per variant, held on fd 8 while the run works on it: runs of
+# One lock per build dir, held on fd 8 while the run works on it: runs of
 # different variants may share a work dir (kbranch verify runs two at a
-# time), two runs of one variant may not.  It guards the variant's build
-# and run dirs.
+# time), two runs of one variant may not.  It guards the build dir and
+# the run dir.  A guest (kind debian) shares its kernel's build dir and
+# lock: it waits for a run of that kernel to end, and that run for it.
 build_lock_file() {
-	printf '%s/build/%s.lock\n' "$KBRANCH_WORK" "$1"
+	printf '%s/build/%s.lock\n' "$KBRANCH_WORK" "$(kernel_of "$1")"
 }
 
 build_lock() {
-	local variant=$1
+	local variant=$1 kernel
+	kernel=$(kernel_of "$variant")
 	exec 8>"$(build_lock_file "$variant")"
+	if [ "$kernel" != "$variant" ] && ! flock -n 8; then
+		say "$variant: waiting for a run of the $kernel variant, whose kernel it boots ($(build_dir "$variant"))"
+		flock -w 7200 8 || die_setup "$variant: the $kernel variant's build dir stayed in use for two hours"
+		return 0
+	fi
 	flock -n 8 || die_setup "another bisect-tests run is using $(build_dir "$variant")"
 }
 

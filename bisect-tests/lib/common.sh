@@ -83,8 +83,25 @@ job_tree_pids() {
 }
 
 # Per-variant directories: the build is kept between commits, the run is not.
+# The build dir of variant $1's kernel: a guest's (kind debian) is its
+# kernel= variant's, one build for every guest that boots it.
 build_dir() {
-	printf '%s/build/%s\n' "$KBRANCH_WORK" "$1"
+	printf '%s/build/%s\n' "$KBRANCH_WORK" "$(kernel_of "$1")"
+}
+
+# The variant whose kernel variant $1 boots: its kernel= (variant_kernel),
+# except where that one is carried and HEAD has no base to carry it from
+# (the packaged tree, where a guest's reference is recorded): then the
+# variant it is compared with, as the carried one is.  BT_HAS_BASE (no
+# at the packaged tree) is set by expect_load.
+kernel_of() {
+	local kernel name kind reference _
+	kernel=$(variant_kernel "$1")
+	while read -r name kind reference _; do
+		[ "$name" = "$kernel" ] || continue
+		[ "$kind" != carried ] || [ "${BT_HAS_BASE:-yes}" = yes ] || kernel=$reference
+	done < <(variant_registry)
+	printf '%s\n' "$kernel"
 }
 
 run_dir() {

@@ -89,7 +89,8 @@ config_generate_old() {
 	bdir=$(build_dir "$variant")
 	rdir=$(run_dir "$variant")
 	scratch=$bdir/bisect-tests.config
-	[ -f "$KBRANCH_OLDCONFIG" ] || die_setup "the $variant variant needs KBRANCH_OLDCONFIG, a .config to carry"
+	[ -f "$KBRANCH_OLDCONFIG" ] ||
+		die_setup "the $variant variant boots the $(kernel_of "$variant") variant's kernel, which needs KBRANCH_OLDCONFIG, a .config made at ext4dev-base to carry (kbranch verify gives it one)"
 	mkdir -p "$bdir" "$rdir"
 	mapfile -t make_args < <(kmake_args "$variant")
 	key=$(config_key "$KBRANCH_OLDCONFIG")
@@ -103,10 +104,13 @@ config_generate_old() {
 }
 
 # Generate the config in a scratch file; touch .config only when it changed,
-# so an identical config never costs a rebuild.
+# so an identical config never costs a rebuild.  A guest's (kind debian)
+# is its kernel's, made here for that variant's build dir and logged in
+# the guest's run dir.
 config_generate() {
-	local variant=$1 bdir rdir scratch log key cached kind make_args=()
-	kind=$(variant_field "$variant" kind)
+	local variant=$1 kernel bdir rdir scratch log key cached kind make_args=()
+	kernel=$(kernel_of "$variant")
+	kind=$(variant_field "$kernel" kind)
 	[ "$kind" != carried ] || { config_generate_old "$variant"; return; }
 	[ "$kind" != debian ] || { debian_config_generate "$variant"; return; }
 	bdir=$(build_dir "$variant")
@@ -116,8 +120,8 @@ config_generate() {
 	mkdir -p "$bdir" "$rdir"
 	mapfile -t make_args < <(kmake_args "$variant")
 	config_fragment "$BT_DIR/configs/base.config" >"$rdir/base.config"
-	config_fragment "$BT_DIR/configs/$variant.config" >"$rdir/$variant.config"
-	key=$(config_key "$rdir/base.config" "$rdir/$variant.config")
+	config_fragment "$BT_DIR/configs/$kernel.config" >"$rdir/$kernel.config"
+	key=$(config_key "$rdir/base.config" "$rdir/$kernel.config")
 	cached=$(config_from_cache "$key" "$scratch" "$log")
 	if [ "$cached" = yes ]; then
 		cmp -s "$scratch" "$bdir/.config" || cp "$scratch" "$bdir/.config"
@@ -128,7 +132,7 @@ config_generate() {
 	make "${make_args[@]}" KCONFIG_CONFIG="$scratch" allnoconfig >>"$log" 2>&1 || return 1
 	KCONFIG_CONFIG="$scratch" "$KTREE_DIR/scripts/kconfig/merge_config.sh" \
 		-m "$scratch" "$KTREE_DIR/kernel/configs/tiny.config" "$KTREE_DIR/arch/x86/configs/tiny.config" \
-		"$rdir/base.config" "$rdir/$variant.config" >>"$log" 2>&1 || return 1
+		"$rdir/base.config" "$rdir/$kernel.config" >>"$log" 2>&1 || return 1
 	make "${make_args[@]}" KCONFIG_CONFIG="$scratch" olddefconfig >>"$log" 2>&1 || return 1
 	config_keep "$key" "$scratch"
 	cmp -s "$scratch" "$bdir/.config" || cp "$scratch" "$bdir/.config"
@@ -148,27 +152,30 @@ config_value() {
 # names but drops what the code tests is caught here, before the build.
 # Prints one line per option that differs, nothing when all agree.
 config_used_problems() {
-	local variant=$1 config intent what want have symbol
+	local variant=$1 kernel config intent what want have symbol
+	kernel=$(kernel_of "$variant")
 	config=$(build_dir "$variant")/.config
-	intent=$BT_DIR/configs/$variant.config
+	intent=$BT_DIR/configs/$kernel.config
 	for what in fs:CONFIG_EXT4_FS acl:CONFIG_EXT4_FS_POSIX_ACL sec:CONFIG_EXT4_FS_SECURITY; do
 		want=$(config_value "${what#*:}" "$intent")
 		symbol=$(used_symbol "${what%%:*}")
 		have=$(config_value "$symbol" "$config")
 		if [ "$have" != "$want" ]; then
-			printf 'config check failed: %s\n' "$symbol=$have in $config, what this commit builds from; variant $variant needs $want"
+			printf 'config check failed: %s\n' "$symbol=$have in $config, what this commit builds from; variant $kernel needs $want"
 		fi
 	done
 }
 
-# Every ext4 option the variant's fragment sets must have that value.
+# Every ext4 option the kernel's fragment sets must have that value.
 config_check() {
-	local variant=$1 config want have symbol line problems kind compat fragment tester bad=0
-	kind=$(variant_field "$variant" kind)
-	[ "$kind" != debian ] || { debian_config_check "$variant"; return; }
+	local variant=$1 kernel config want have symbol line problems kind compat fragment tester bad=0
+	kernel=$(kernel_of "$variant")
+	kind=$(variant_field "$kernel" kind)
 	# A tester's config intends what it says; their test judges it.  It
-	# must boot the guest, or the run stops here (128, lib/tester.sh).
-	tester=$(variant_trait "$variant" tester)
+	# must boot the guest, or the run stops here (128, lib/tester.sh); the
+	# Debian machine had its needs merged onto it (lib/debian-boot.sh).
+	tester=$(variant_trait "$kernel" tester)
+	[ "$kind" != debian ] || return 0
 	[ "$tester" = no ] || { tester_guest_needs "$variant"; return 0; }
 	problems=$(config_used_problems "$variant")
 	if [ -n "$problems" ]; then
@@ -179,8 +186,8 @@ config_check() {
 	# checked above, and here only the compat type its fragment keeps.
 	config=$(build_dir "$variant")/.config
 	compat=$(expect compat)
-	fragment=$(run_dir "$variant")/$variant.config
-	[ "$kind" != carried ] || fragment=$BT_DIR/configs/$variant.config
+	fragment=$(run_dir "$variant")/$kernel.config
+	[ "$kind" != carried ] || fragment=$BT_DIR/configs/$kernel.config
 	while IFS= read -r line; do
 		case $line in
 		'# CONFIG_EXT4'*' is not set') symbol=${line#\# } symbol=${symbol%% *} want=n ;;
@@ -193,7 +200,7 @@ config_check() {
 		[ "$kind" != carried ] || [ "$symbol" = CONFIG_EXT4DEV_COMPAT ] || continue
 		have=$(config_value "$symbol" "$config")
 		if [ "$have" != "$want" ]; then
-			say "config check failed: $symbol=$have in $config, variant $variant needs $symbol=$want"
+			say "config check failed: $symbol=$have in $config, variant $kernel needs $symbol=$want"
 			bad=1
 		fi
 	done <"$fragment"

@@ -1,18 +1,17 @@
 # shellcheck shell=bash
 # Debian 12 machines booted through a commit: the variants of
-# kind "debian" in configs/variants.  After stage_build, each machine of
-# each scenario the variant names (traits scenario=<file>, files in
+# kind "debian" in configs/variants, guests of another variant's kernel.
+# After stage_build (of that kernel: trait kernel=), each machine of each
+# scenario the variant names (traits scenario=<file>, files in
 # debian/scenarios) is made from the cached Debian image
 # (lib/debian-image.sh) and this commit's kernel, the Debian way, booted
 # to our report target, and judged against the scenario's "expect" line
 # for this commit's step.
 #
-#   config   tinyconfig + base.config + debian-boot.config (ours: what
-#            systemd, udev and initramfs-tools need) + debian-ext4.config
-#            (Debian's ext4 family) [+ debian-builtin.config: trait
-#            builtin], in this commit's names.  Trait carried: made once at
-#            ext4dev-base in the old names, then "make olddefconfig" here,
-#            jumped from the base and stepped from the parent's result.
+#   kernel   the kernel= variant's, built once at this commit for every
+#            guest that boots it: its config is tinyconfig + base.config
+#            (which has what systemd, udev and initramfs-tools need) + its
+#            fragment, or carried from the base (kind carried).
 #   machine  a copy of the image's root tree; make modules_install; /boot/
 #            vmlinuz, config; fstab, /etc/modules and the report units
 #            (debian/guest); the image's own mkinitramfs, in a chroot;
@@ -30,8 +29,8 @@
 # debian, or --test/--repeat with a variant of kind debian; lib/tester.sh)
 # goes the same way with one machine, debian/scenarios/tester's:
 #   config   --config: the tester's config, olddefconfig at this commit,
-#            then base.config + debian-boot.config (what the machine needs
-#            to boot in QEMU) merged onto it with merge_config.sh, then
+#            then base.config (what the machine needs to boot in QEMU)
+#            merged onto it with merge_config.sh, then
 #            olddefconfig; every option that changed is listed in the run
 #            dir's guest-added.  Without --config, the variant's config.
 #   machine  as above, and two scratch disks before the root: /dev/vda
@@ -103,42 +102,17 @@ debian_key_of() {
 	tr ' ' '\n' <<<"$1" | sed -n "s/^$2=//p"
 }
 
-# --- the kernel config -----------------------------------------------------
+# --- the kernel config: a tester's ---------------------------------------
+# A machine of a variant in the registry boots its kernel= variant's
+# kernel, configured and built by config.sh and build.sh for that variant
+# (build_dir names its build dir).  Only a tester's config (--config) is
+# made here, with what the machine needs merged onto it.
 
-# The fragments, in merge order: ours, then Debian's, then the trait's.
-debian_fragments() {
-	debian_guest_fragments
-	local builtin
-	printf '%s\n' "$BT_DIR/configs/debian-ext4.config"
-	builtin=$(variant_trait "$1" builtin)
-	[ "$builtin" = no ] || printf '%s\n' "$BT_DIR/configs/debian-builtin.config"
-}
-
-# Ours: what the machine needs from any kernel to boot in QEMU (a
-# tester's config gets these merged onto it).
-debian_guest_fragments() {
-	printf '%s\n' "$BT_DIR/configs/base.config" "$BT_DIR/configs/debian-boot.config"
-}
-
-# make for a config in build dir $1 of kernel tree $2 (the base's tree may
-# not be the one under test).
+# make for a config in build dir $1 of kernel tree $2.
 debian_kconfig() {
 	local odir=$1 tree=$2
 	shift 2
 	make -C "$tree" O="$odir" ARCH=x86_64 CC="$BT_CC" HOSTCC="$BT_HOSTCC" -j"$(nproc)" "$@"
-}
-
-# tinyconfig and the fragments $4... (already in tree $2's names) merged
-# into config file $3 in build dir $1, as config.sh does for the built
-# variants; logs to $rdir's config.log.
-debian_config_merge() {
-	local odir=$1 tree=$2 out=$3 log
-	shift 3
-	log=$(dirname "$out")/merge.log
-	mkdir -p "$odir"
-	debian_kconfig "$odir" "$tree" KCONFIG_CONFIG="$out" allnoconfig >"$log" 2>&1
-	debian_config_onto "$odir" "$tree" "$out" "$log" \
-		"$tree/kernel/configs/tiny.config" "$tree/arch/x86/configs/tiny.config" "$@"
 }
 
 # Fragments $5... merged onto config file $3 (the later ones win), then
@@ -150,32 +124,30 @@ debian_config_onto() {
 		debian_kconfig "$odir" "$tree" KCONFIG_CONFIG="$out" olddefconfig >>"$log" 2>&1
 }
 
-# The fragments listed by function $2 (debian_fragments by default) for
-# variant $1, in this commit's names, into run dir files.
-debian_fragments_here() {
-	local v=$1 list=${2:-debian_fragments} rdir f
-	rdir=$(run_dir "$v")
-	while IFS= read -r f; do
-		config_fragment "$f" >"$rdir/${f##*/}"
-		printf '%s\n' "$rdir/${f##*/}"
-	done < <("$list" "$v")
+# What the machine needs from any kernel to boot in QEMU, in this
+# commit's names, into a run dir file: base.config, every guest's needs.
+debian_guest_fragment() {
+	local rdir
+	rdir=$(run_dir "$1")
+	config_fragment "$BT_DIR/configs/base.config" >"$rdir/base.config"
+	printf '%s\n' "$rdir/base.config"
 }
 
 # The tester's config (--config) for the machine: theirs taken to this
-# commit with olddefconfig, then the guest's fragments merged onto it, as
+# commit with olddefconfig, then the guest's needs merged onto it, as
 # virtme-ng's configkernel does; the options that changed, into the run
 # dir's guest-added, and said.
 debian_config_tester() {
-	local v=$1 out=$2 rdir theirs frags key cached
+	local v=$1 out=$2 rdir theirs frag key cached
 	rdir=$(run_dir "$v")
 	theirs=$rdir/tester-olddefconfig.config
 	debian_olddefconfig "$v" "$BT_TESTER_CONFIG" "$theirs"
-	mapfile -t frags < <(debian_fragments_here "$v" debian_guest_fragments)
-	key=$(config_key "$theirs" "${frags[@]}")
+	frag=$(debian_guest_fragment "$v")
+	key=$(config_key "$theirs" "$frag")
 	cached=$(config_from_cache "$key" "$out" "$rdir/config.log")
 	if [ "$cached" = no ]; then
 		cp "$theirs" "$out"
-		debian_config_onto "$(build_dir "$v")" "$KTREE_DIR" "$out" "$rdir/config.log" "${frags[@]}"
+		debian_config_onto "$(build_dir "$v")" "$KTREE_DIR" "$out" "$rdir/config.log" "$frag"
 		config_keep "$key" "$out"
 	fi
 	debian_config_changes "$theirs" "$out" >"$rdir/guest-added"
@@ -194,70 +166,6 @@ debian_config_lines() {
 	sed -nE 's/^(CONFIG_[A-Za-z0-9_]+)=(.*)/\1 \2/p; s/^# (CONFIG_[A-Za-z0-9_]+) is not set$/\1 n/p' "$1" | sort
 }
 
-# The config made fresh here, in this commit's names, into file $2.
-debian_config_fresh() {
-	local v=$1 out=$2 frags key rdir cached
-	rdir=$(run_dir "$v")
-	mapfile -t frags < <(debian_fragments_here "$v")
-	key=$(config_key "${frags[@]}")
-	cached=$(config_from_cache "$key" "$out" "$rdir/config.log")
-	[ "$cached" = no ] || return 0
-	debian_config_merge "$(build_dir "$v")" "$KTREE_DIR" "$out" "${frags[@]}"
-	cat "$(dirname "$out")/merge.log" >>"$rdir/config.log"
-	config_keep "$key" "$out"
-}
-
-# The base of the series in HEAD's history: the commit whose subject the
-# expectations declare step=0; nothing when HEAD has none (a packaged tree).
-debian_base_commit() {
-	local subject
-	subject=$(sed -n 's/^\([^#].*\) | .*step=0\( .*\)\{0,1\}$/\1/p' "$BT_DIR/expectations" | sed -n 1p)
-	# awk reads to the end: git log cut off by SIGPIPE fails under pipefail.
-	git log --format='%H %s' -n 500 HEAD | awk -v s="$subject" '!found && substr($0, 42) == s { print $1; found = 1 }'
-}
-
-# A checkout of the base, for making the seed when HEAD is elsewhere (a
-# bisect's first step): a worktree kept in the work dir.
-debian_base_tree() {
-	local base=$1 wt
-	if [ "$(git rev-parse HEAD)" = "$base" ]; then
-		printf '%s\n' "$KTREE_DIR"
-		return 0
-	fi
-	wt=$KBRANCH_WORK/debian/base-tree
-	if [ "$(git -C "$wt" rev-parse HEAD 2>/dev/null)" != "$base" ]; then
-		rm -rf "$wt"
-		git worktree prune
-		git worktree add -q --detach "$wt" "$base" >&2 || return 1
-	fi
-	printf '%s\n' "$wt"
-}
-
-# The config a tester of the ext4dev era has: made at the base, with the
-# old names.  Kept by the base commit, fragments and tools.
-debian_seed() {
-	local v=$1 base=$2 dir frags=() f key tree lock
-	dir=$KBRANCH_WORK/debian/seed
-	mkdir -p "$dir/fragments"
-	while IFS= read -r f; do
-		EXPECT_kconfig=EXT4DEV config_fragment "$f" >"$dir/fragments/${f##*/}"
-		frags+=("$dir/fragments/${f##*/}")
-	done < <(debian_fragments "$v")
-	key=$({ echo "$base"; cat "${frags[@]}"; config_tool_versions; } | sha256sum | cut -c1-40)
-	# One maker at a time: two variants may run at once (kbranch verify),
-	# and they share the base's worktree.
-	exec {lock}>"$dir/lock"
-	flock -w 3600 "$lock" || return 1
-	if [ ! -f "$dir/$key.config" ]; then
-		tree=$(debian_base_tree "$base")
-		debian_config_merge "$dir/build-$key" "$tree" "$dir/$key.config.tmp" "${frags[@]}"
-		mv "$dir/$key.config.tmp" "$dir/$key.config"
-		rm -rf "$dir/build-$key" "$dir/$key.config.tmp.old"
-	fi
-	exec {lock}>&-
-	printf '%s\n' "$dir/$key.config"
-}
-
 # olddefconfig of config $2 at this commit into file $3 (cached by input).
 debian_olddefconfig() {
 	local v=$1 in=$2 out=$3 key rdir cached
@@ -271,86 +179,14 @@ debian_olddefconfig() {
 	config_keep "$key" "$out"
 }
 
-debian_carry_file() {
-	printf '%s/debian/carry/%s/%s.config\n' "$KBRANCH_WORK" "$1" "$2"
-}
-
-# A carried config: jumped (the base's seed, olddefconfig here: a
-# bisect's first step) and, where this commit's parent was carried before,
-# stepped (the parent's result, olddefconfig here).  The build takes the
-# jumped one; a stepped one that differs is printed and bad: a tester who
-# steps would boot another kernel.  This commit's result is kept for its
-# children.
-debian_config_carried() {
-	local v=$1 out=$2 base=$3 seed rdir parent stepped
-	rdir=$(run_dir "$v")
-	seed=$(debian_seed "$v" "$base")
-	debian_olddefconfig "$v" "$seed" "$out"
-	parent=$(debian_carry_file "$v" "$(git rev-parse -q --verify 'HEAD^' || echo none)")
-	if [ -f "$parent" ]; then
-		debian_olddefconfig "$v" "$parent" "$rdir/stepped.config"
-		stepped=$rdir/stepped.config
-	fi
-	mkdir -p "$(dirname "$(debian_carry_file "$v" x)")"
-	cp "${stepped:-$out}" "$(debian_carry_file "$v" "$(git rev-parse HEAD)")"
-	say "$v: config carried from the base ($(git log -1 --format=%h "$base")): jumped${stepped:+ and stepped from the parent}"
-}
-
-# The variant's .config (config_generate for kind debian).  At a commit
-# without the base in its history (the packaged tree) a carried variant
-# is made fresh: there is nothing to carry it from.
+# config_generate for a tester's variant of kind debian.
 debian_config_generate() {
-	local v=$1 bdir scratch base tester carried
+	local v=$1 bdir scratch
 	bdir=$(build_dir "$v")
 	scratch=$bdir/bisect-tests.config
 	mkdir -p "$bdir"
-	base=$(debian_base_commit)
-	tester=$(tester_variant "$v")
-	carried=$(variant_trait "$v" carried)
-	if [ "$tester" = yes ]; then
-		debian_config_tester "$v" "$scratch"
-	elif [ "$carried" = yes ] && [ -n "$base" ]; then
-		debian_config_carried "$v" "$scratch" "$base"
-	else
-		debian_config_fresh "$v" "$scratch"
-	fi
+	debian_config_tester "$v" "$scratch"
 	cmp -s "$scratch" "$bdir/.config" || cp "$scratch" "$bdir/.config"
-}
-
-# What the variant intends for option $2 (CONFIG_EXT4_FS...): Debian's
-# value, or the trait builtin's, the last fragment's.
-debian_intent() {
-	local v=$1 symbol=$2 f line=''
-	while IFS= read -r f; do
-		line=$(grep -E "^(# )?${symbol}[= ]" "$f" || echo "$line")
-	done < <(debian_fragments "$v")
-	config_value "$symbol" <(printf '%s\n' "$line")
-}
-
-# config_check for kind debian: ext4, ACL and security labels under the
-# names this commit builds from, as Debian has them; a stepped config
-# that differs from the jumped one.
-debian_config_check() {
-	local v=$1 config rdir what want have symbol tester bad=0
-	rdir=$(run_dir "$v")
-	config=$(build_dir "$v")/.config
-	# A tester's config intends what it says; their test judges it.
-	tester=$(tester_variant "$v")
-	[ "$tester" = no ] || return 0
-	for what in fs:CONFIG_EXT4_FS acl:CONFIG_EXT4_FS_POSIX_ACL sec:CONFIG_EXT4_FS_SECURITY; do
-		want=$(debian_intent "$v" "${what#*:}")
-		symbol=$(used_symbol "${what%%:*}")
-		have=$(config_value "$symbol" "$config")
-		[ "$have" = "$want" ] && continue
-		say "config check failed: $symbol=$have in $config, what this commit builds from; variant $v needs $want (Debian's)"
-		bad=1
-	done
-	if [ -f "$rdir/stepped.config" ] && ! cmp -s "$rdir/stepped.config" "$config"; then
-		say "config check failed: carried stepped from the parent, the config differs from the one jumped from the base:"
-		diff "$config" "$rdir/stepped.config" | grep '^[<>] ' | sed 's/^</    jumped:/; s/^>/    stepped:/' >&2 || true
-		bad=1
-	fi
-	return "$bad"
 }
 
 # --- a machine: the image, this commit's kernel, the scenario's files ------

@@ -56,6 +56,9 @@ expect_load() {
 	# Without a uses= declaration the build tests the kconfig= names.
 	[ -n "$EXPECT_uses" ] || EXPECT_uses="$(expect kconfig),$(expect kconfig),$(expect kconfig)"
 	expect_validate "$decl"
+	# The packaged tree has no base to carry a config from (kernel_of).
+	# shellcheck disable=SC2034,SC2154 # set by printf -v above; read by common.sh's kernel_of
+	if [ "$EXPECT_step" = packaged ]; then BT_HAS_BASE=no; else BT_HAS_BASE=yes; fi
 }
 
 expect_validate() {

@@ -28,3 +28,15 @@ variant_trait() {
 	traits=$(variant_field "$1" traits)
 	if [[ ",$traits," == *",$2,"* ]]; then echo yes; else echo no; fi
 }
+
+# The variant whose kernel variant $1 boots: its trait kernel= (a guest,
+# kind debian), else itself (also a name the registry does not know).
+variant_kernel() {
+	local name kind reference traits kernel=$1
+	while read -r name kind reference traits; do
+		[ "$name" = "$1" ] || continue
+		kernel=$(tr ',' '\n' <<<"$traits" | sed -n 's/^kernel=//p')
+		[ -n "$kernel" ] || kernel=$1
+	done < <(variant_registry)
+	printf '%s\n' "$kernel"
+}

@@ -232,6 +232,17 @@ kbranch_step_seconds() {
 		END { print t + 0 }' "$1"
 }
 
+# How many kernels a commit of the series builds: the variants that build
+# one (kinds built and carried), each in a build dir of its own; a Debian
+# machine (kind debian) boots one of theirs, and its build step is that
+# variant's make finding nothing to do (its seconds are in the per-variant
+# lines below).
+builds_per_commit() {
+	local names
+	names=$("$KB_REPO/bisect-tests/run" --list-variants | awk '$2 == "built" || $2 == "carried" { print $1 }' | paste -sd, -)
+	printf '%s (%s; the Debian machines boot these)\n' "$(tr ',' '\n' <<<"$names" | grep -c .)" "$names"
+}
+
 matrix_case() {
 	local w m warm v builds=0 b carried
 	w=$(bench_workdir matrix)
@@ -242,8 +253,12 @@ matrix_case() {
 	warm=$(timed "$w.warm.log" env KBRANCH_WORK="$w" "$KB_REPO/branch-scripts/kbranch" verify)
 	[ "$warm" != failed ] || die "bench: the warm whole matrix failed (log: $w.warm.log)"
 	report "whole matrix, cold (kbranch verify)" "${m%.*} s"
-	# Every variant that builds a kernel, from the registry.
-	for v in $("$KB_REPO/bisect-tests/run" --list-variants | awk '$2 == "built" || $2 == "carried" { print $1 }'); do
+	# The kernels built per commit: the variants that build one (the
+	# Debian machines boot theirs), and the builds the log shows.
+	report "builds per commit of the series (target <= 4)" "$(builds_per_commit)"
+	# Every variant that builds a kernel, from the registry, and the
+	# Debian machines' build steps (their kernel's make, nothing to do).
+	for v in $("$KB_REPO/bisect-tests/run" --list-variants | awk '$2 != "kconfig" { print $1 }'); do
 		b=$(stage_seconds "$w.log" 'build (' 'initramfs and images (' "$v" | sum)
 		report "    pure build, $v (cold + incremental)" "$b s"
 		builds=$((builds + b))

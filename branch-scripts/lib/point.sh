@@ -13,7 +13,8 @@ source "$KB_REPO/bisect-tests/lib/verdict.sh"
 # Its progress goes to the terminal (stderr).
 verify_one() {
 	local variant=$1 mode=$2 out rc=0 oldconfig
-	oldconfig=$(carry_oldconfig_file "$variant")
+	# A guest boots its kernel= variant's kernel, carried from that one's config.
+	oldconfig=$(carry_oldconfig_file "$(variant_kernel "$variant")")
 	out=$(cd "$KTREE" && KBRANCH_OLDCONFIG=$oldconfig \
 		"$KB_REPO/bisect-tests/run" --variant "$variant" "$mode") || rc=$?
 	printf '%s %s\n' "$rc" "$(printf '%s\n' "$out" | result_of_run)"
@@ -122,15 +123,16 @@ point_chain() {
 }
 
 # A Debian machine's verdict depends on the image it boots (its key names
-# every package version in it) and, for a config carried from the base
-# (trait carried), on every tree it was carried through.
+# every package version in it) and, for a kernel whose config is carried
+# from the base (its kernel= variant of kind carried), on every tree it
+# was carried through.
 debian_chain_key() {
-	local variant=$1 commit=$2 carried
+	local variant=$1 commit=$2 kind
 	[ -n "${KB_DEBIAN_IMAGE:-}" ] || die "verify: the Debian image was not looked up before the points"
-	carried=$(variant_trait "$variant" carried)
+	kind=$(variant_kind "$(variant_kernel "$variant")")
 	{
 		printf '%s %s %s\n' "${KB_DEBIAN_IMAGE##*/}" "$(tests_version)" "$(toolchain)"
-		if [ "$carried" = yes ] && kgit merge-base --is-ancestor "$KB_BASE_TAG" "$commit"; then
+		if [ "$kind" = carried ] && kgit merge-base --is-ancestor "$KB_BASE_TAG" "$commit"; then
 			kgit log --reverse --format=%T "$KB_BASE_TAG^..$commit"
 		else
 			kgit log -1 --format=%T "$commit"
