@@ -453,3 +453,26 @@ compat_differences_malformed() {
 	read -r per_commit refs debian carried <<<"$before"
 	[ "$after" = "$((per_commit + 1)) $((refs + 1)) $debian $carried" ]
 }
+
+# A Debian machine builds no kernel: it boots its kernel= variant's, in
+# that variant's build dir and under its lock, so a commit builds each
+# kernel once for the busybox guest and the machines.
+@test "a Debian machine boots its kernel= variant's kernel: run --where places it in that build dir and lock; at the packaged tree a carried kernel is its reference's" {
+	local v kernel where
+	where=$BATS_TEST_TMPDIR/where
+	while read -r v kernel; do
+		[ "$(variant_kernel "$v")" = "$kernel" ]
+		run env KBRANCH_WORK="$where" "$BT/run" --where --variant "$v"
+		[ "$status" -eq 0 ]
+		[ "$output" = "CONFIG variant=$v config=$where/build/$kernel/.config dir=$where/build/$kernel lock=$where/build/$kernel.lock" ]
+	done < <("$BT/run" --list-variants | awk '$2 == "debian" { print $1, $4 }' | sed -E 's/ .*kernel=([a-z0-9-]+).*/ \1/')
+	# Every machine boots a kernel that is built: no Debian variant left
+	# without one.
+	[ "$("$BT/run" --list-variants | awk '$2 == "debian"' | grep -vc 'kernel=')" -eq 0 ]
+	# A kernel the registry builds is its own; one carried from the base
+	# is, at the packaged tree, the variant it is compared with.
+	[ "$(kernel_of builtin)" = builtin ]
+	[ "$(BT_HAS_BASE=yes kernel_of debian-ext4dev)" = oldconfig ]
+	[ "$(BT_HAS_BASE=no kernel_of debian-ext4dev)" = "$(variant_field oldconfig reference)" ]
+	[ "$(BT_HAS_BASE=no kernel_of debian-ext4dev-builtin)" = builtin ]
+}
