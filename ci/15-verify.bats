@@ -41,16 +41,22 @@ setup_file() {
 }
 
 # What a user of the compat type sees at the tip, from the logs of that
-# verification's last builtin point (the tip) and the module variant's
-# build dir, left at the tip.
-@test "at the tip the guest mounts -t ext4dev, which logs its deprecation, and ext4.ko answers to ext4dev and fs-ext4dev" {
-	local ktap=$KBRANCH_WORK/runs/builtin/guest.ktap ko=$KBRANCH_WORK/build/module/fs/ext4/ext4.ko
+# verification's last builtin point (the tip) and the oldconfig variant's
+# build dir (ext4 a module, carried from the base), left at the tip; a
+# config made at the tip (module's) has no compat type, nor its aliases.
+@test "at the tip the guest mounts -t ext4dev, which logs its deprecation, and ext4.ko answers to ext4dev and fs-ext4dev where the config came from the base, and not where it was made at the tip" {
+	local ktap=$KBRANCH_WORK/runs/builtin/guest.ktap ko=$KBRANCH_WORK/build/oldconfig/fs/ext4/ext4.ko
 	grep -q "^ok [0-9]* - $(ktree rev-parse --short ext4-rename) .* \[builtin\] build=ok boot=ok checks=ok" "$KBRANCH_CI_SCRATCH/verify.tap"
 	grep -q '^ok [0-9]* global.the_compat_type_mounts_the_flagged_image_and_warns$' "$ktap"
 	grep -qi 'ext4dev.*deprecated' "$KBRANCH_WORK/runs/builtin/console.log"
 	# fs-ext4dev (mount) and ext4dev (modprobe) are module aliases of ext4.ko
 	modinfo -F alias "$ko" | grep -qx 'fs-ext4dev'
 	modinfo -F alias "$ko" | grep -qx 'ext4dev'
+	run modinfo -F alias "$KBRANCH_WORK/build/module/fs/ext4/ext4.ko"
+	[ "$status" -eq 0 ]
+	grep -qx 'fs-ext4' <<<"$output"
+	run grep -x 'fs-ext4dev\|ext4dev' <<<"$output"
+	[ "$status" -eq 1 ]
 }
 
 @test "kbranch report of that verification is KCIDB v5 that the schema accepts, a passing build per commit and variant" {

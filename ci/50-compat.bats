@@ -15,15 +15,17 @@ setup_file() {
 	[ "$(grep -c '^ok .*\[oldconfig\] build=ok boot=ok checks=ok' "$tap")" -eq \
 	  $(( $(ktree rev-list --count ext4dev-base..ext4-rename) + 1 )) ]
 	# The carried config, at the tip, still says so under the new names.
+	# It is the module variant's config (Debian's ext4 family) made at the
+	# base: ext4 a module, as the ext4dev-era Debian machine boots it.
 	local carried=$KBRANCH_WORK/carry/oldconfig.config
-	grep -qx 'CONFIG_EXT4_FS=y' "$carried"
+	grep -qx 'CONFIG_EXT4_FS=m' "$carried"
 	grep -qx 'CONFIG_EXT4_FS_POSIX_ACL=y' "$carried"
 	grep -qx 'CONFIG_EXT4_FS_SECURITY=y' "$carried"
 	# An old config keeps the ext4dev type its system mounts.
 	grep -qx 'CONFIG_EXT4DEV_COMPAT=y' "$carried"
 	# ... and it started with the old ones only.
-	grep -qx 'CONFIG_EXT4DEV_FS=y' "$KBRANCH_WORK/carry/seed/build/builtin/.config"
-	run grep -q '^CONFIG_EXT4_FS=' "$KBRANCH_WORK/carry/seed/build/builtin/.config"
+	grep -qx 'CONFIG_EXT4DEV_FS=m' "$KBRANCH_WORK/carry/seed/build/module/.config"
+	run grep -q '^CONFIG_EXT4_FS=' "$KBRANCH_WORK/carry/seed/build/module/.config"
 	[ "$status" -eq 1 ]
 }
 
