@@ -502,3 +502,42 @@ STUBS
 	[ "$(git diff --name-only "ext4-rename~$((n + 1))" "ext4-rename~$n" -- kernel/sys.c)" = kernel/sys.c ]
 	[ "$(build_failure_ours "$CANNED/build-error-elsewhere.log")" = no ]
 }
+
+# --- The build dir's lock, shared by a kernel and its guests ---------------
+
+# Hold variant $2's build lock for $1 seconds, the lock file naming holder
+# $3, as a run of $3 does; the holder's pid in HOLDER.
+hold_lock() {
+	local file
+	file=$(build_lock_file "$2")
+	printf '%s\n' "$3" >"$file"
+	flock "$file" sleep "$1" &
+	HOLDER=$!
+	sleep 0.3
+}
+
+@test "build lock: a kernel's run waits for a Debian machine booting it, and the machine for the kernel's run; a second run of one variant is a setup error, 128" {
+	# A guest of module holds module's build dir: module's run waits for it.
+	hold_lock 2 module debian-ext4
+	run build_lock module
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"module: waiting for the debian-ext4 run, which boots the same kernel ($KBRANCH_WORK/build/module)"* ]]
+	[ "$(cat "$(build_lock_file module)")" = module ]
+	wait "$HOLDER"
+	# module's run holds it: the guest waits.
+	hold_lock 2 module module
+	run build_lock debian-ext4
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"debian-ext4: waiting for the module run"* ]]
+	wait "$HOLDER"
+	# Another run of module itself, or a holder that names no guest of it.
+	hold_lock 5 module module
+	run build_lock module
+	[ "$status" -eq 128 ]
+	[[ "$output" == *"another bisect-tests run is using $KBRANCH_WORK/build/module"* ]]
+	kill "$HOLDER"
+	hold_lock 5 module debian-ext4dev
+	run build_lock module
+	[ "$status" -eq 128 ]
+	kill "$HOLDER"
+}

@@ -30,21 +30,28 @@ build_compilers() {
 # different variants may share a work dir (kbranch verify runs two at a
 # time), two runs of one variant may not.  It guards the build dir and
 # the run dir.  A guest (kind debian) shares its kernel's build dir and
-# lock: it waits for a run of that kernel to end, and that run for it.
+# lock: it waits for whoever holds it, and a run of that kernel waits for
+# a guest of it (the lock file names its holder), as kbranch verify
+# starts them side by side.
 build_lock_file() {
 	printf '%s/build/%s.lock\n' "$KBRANCH_WORK" "$(kernel_of "$1")"
 }
 
 build_lock() {
-	local variant=$1 kernel
+	local variant=$1 kernel file holder holder_kernel
 	kernel=$(kernel_of "$variant")
-	exec 8>"$(build_lock_file "$variant")"
-	if [ "$kernel" != "$variant" ] && ! flock -n 8; then
-		say "$variant: waiting for a run of the $kernel variant, whose kernel it boots ($(build_dir "$variant"))"
-		flock -w 7200 8 || die_setup "$variant: the $kernel variant's build dir stayed in use for two hours"
-		return 0
+	file=$(build_lock_file "$variant")
+	exec 8>>"$file"
+	if ! flock -n 8; then
+		holder=$(sed -n 1p "$file")
+		holder_kernel=$(kernel_of "${holder:-none}")
+		if [ "$kernel" = "$variant" ] && { [ "$holder_kernel" != "$kernel" ] || [ "$holder" = "$kernel" ]; }; then
+			die_setup "another bisect-tests run is using $(build_dir "$variant")"
+		fi
+		say "$variant: waiting for the ${holder:-other} run, which boots the same kernel ($(build_dir "$variant"))"
+		flock -w 7200 8 || die_setup "$variant: $(build_dir "$variant") stayed in use for two hours"
 	fi
-	flock -n 8 || die_setup "another bisect-tests run is using $(build_dir "$variant")"
+	printf '%s\n' "$variant" >"$file"
 }
 
 # A variant's first build starts from a copy of another variant's build dir
