@@ -1,11 +1,12 @@
 #!/usr/bin/env bats
 # shellcheck disable=SC2154 # $status, $output, $stderr: set by bats' run
 # Debian 12 machines booted through the series:
-# the variants of kind debian, each a kernel built the bisect-tests way and
-# installed the Debian way in the machines of its scenario files
-# (bisect-tests/debian/scenarios), judged by their expect lines.  Costs
-# (bisect-tests/debian/README): a Debian boot is 10 to 20 s under TCG; a
-# point is its build plus about 10 s of install per machine.
+# the variants of kind debian, each the kernel of the variant its trait
+# kernel= names, installed the Debian way in the machines of its scenario
+# files (bisect-tests/debian/scenarios), judged by their expect lines.
+# Costs (bisect-tests/debian/README): a Debian boot is 10 to 20 s under
+# TCG; a point is its kernel's make (nothing to do where that variant
+# built it) plus about 10 s of install per machine.
 
 load helpers
 
