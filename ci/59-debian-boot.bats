@@ -20,6 +20,7 @@ bt_run() {
 	for v in "$@"; do args+=(--variant "$v"); done
 	# debian-ext4dev boots oldconfig's kernel: the module variant's config
 	# made at the base (kbranch verify's seed), carried to HEAD.
+	# shellcheck disable=SC2016 # expanded by the inner bash
 	run --separate-stderr env KBRANCH_OLDCONFIG="$KBRANCH_WORK/carry/seed/module.config" \
 		bash -c 'cd "$1" && shift && "$@"' _ "$KTREE" "$RUN" "${args[@]}"
 	printf '%s\n' "$stderr" | grep -E '^\[ *[0-9]+s\]|^bisect-tests: ' | sed 's/^/# /' >&3
@@ -55,6 +56,36 @@ scenarios_of() {
 	local family='CONFIG_(EXT[234]|EXT4DEV|JBD2|FS_MBCACHE|FS_POSIX_ACL)[A-Z0-9_]*'
 	diff <(xz -dc /usr/src/linux-config-6.1/config.amd64_none_amd64.xz | grep -E "^(# )?${family}[= ]") \
 		<(grep -v '^# [^C]' "$REPO/bisect-tests/configs/module.config" | grep -vx '#')
+}
+
+# A tester who bisects with the ext4dev-era machine by hand (git bisect
+# run bisect-tests/run --variant debian-ext4dev) gives no config: the
+# kernel it boots is then the module variant's config made at the base
+# and carried, the same as verify's (which gives its seed).
+@test "without KBRANCH_OLDCONFIG, the ext4dev-era machine's kernel is the module config made at ext4dev-base and carried: verify's, made in a worktree of the base" {
+	needs_verified
+	ensure_applied
+	local own=$BATS_TEST_TMPDIR/work config
+	ktree checkout -q --detach ext4-rename
+	mkdir -p "$own"
+	# shellcheck disable=SC2016 # expanded by the inner bash
+	run --separate-stderr env -u KBRANCH_OLDCONFIG KBRANCH_WORK="$own" \
+		bash -c 'cd "$1" && shift && "$@"' _ "$KTREE" "$RUN" --configure-only --variant debian-ext4dev
+	echo "$output" "$stderr"
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *"debian-ext4dev: no KBRANCH_OLDCONFIG: carrying oldconfig's reference config made at ext4dev-base"* ]]
+	config=$(sed -n 's/^CONFIG variant=debian-ext4dev config=\([^ ]*\) .*/\1/p' <<<"$output")
+	[ "$config" = "$own/build/oldconfig/.config" ]
+	# Made at the base, in its names, from the module variant's fragment.
+	grep -qx 'CONFIG_EXT4DEV_FS=m' "$own"/carry-seed/*.config
+	# Carried to the tip, the ext4 family and the compat type are verify's.
+	diff <(grep -E '^(# )?CONFIG_(EXT[234]|EXT4DEV|JBD2|FS_MBCACHE)' "$config") \
+		<(grep -E '^(# )?CONFIG_(EXT[234]|EXT4DEV|JBD2|FS_MBCACHE)' "$KBRANCH_WORK/build/oldconfig/.config")
+	grep -qx 'CONFIG_EXT4DEV_COMPAT=y' "$config"
+	# The base's worktree is the work dir's, and the tree is left at the tip.
+	[ "$(ktree rev-parse HEAD)" = "$(ktree rev-parse ext4-rename)" ]
+	[ "$(git -C "$own/carry-seed/base-tree" rev-parse HEAD)" = "$(ktree rev-parse ext4dev-base)" ]
+	ktree worktree remove --force "$own/carry-seed/base-tree"
 }
 
 # The ext4dev-era machine, which v2 left in the initramfs shell, at the

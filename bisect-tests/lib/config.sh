@@ -84,23 +84,100 @@ config_keep() {
 
 # A carried variant is a tester's own .config (KBRANCH_OLDCONFIG, made at
 # an earlier commit) taken through "make olddefconfig", nothing else.
+# Without KBRANCH_OLDCONFIG, the config a tester of the ext4dev era had:
+# its reference variant's, made at ext4dev-base (config_seed_at_base).
 config_generate_old() {
-	local variant=$1 bdir rdir scratch key cached make_args=()
+	local variant=$1 bdir rdir scratch key cached old make_args=()
 	bdir=$(build_dir "$variant")
 	rdir=$(run_dir "$variant")
 	scratch=$bdir/bisect-tests.config
-	[ -f "$KBRANCH_OLDCONFIG" ] ||
-		die_setup "the $variant variant boots the $(kernel_of "$variant") variant's kernel, which needs KBRANCH_OLDCONFIG, a .config made at ext4dev-base to carry (kbranch verify gives it one)"
 	mkdir -p "$bdir" "$rdir"
+	old=$KBRANCH_OLDCONFIG
+	if [ -z "$old" ]; then
+		old=$(config_seed_at_base "$variant")
+		say "$variant: no KBRANCH_OLDCONFIG: carrying $(kernel_of "$variant")'s reference config made at ext4dev-base ($old)"
+	fi
+	[ -f "$old" ] || die_setup "KBRANCH_OLDCONFIG=$old: no such file (the .config the $(kernel_of "$variant") variant carries)"
 	mapfile -t make_args < <(kmake_args "$variant")
-	key=$(config_key "$KBRANCH_OLDCONFIG")
+	key=$(config_key "$old")
 	cached=$(config_from_cache "$key" "$scratch" "$rdir/config.log")
 	if [ "$cached" = no ]; then
-		cp "$KBRANCH_OLDCONFIG" "$scratch"
+		cp "$old" "$scratch"
 		make "${make_args[@]}" KCONFIG_CONFIG="$scratch" olddefconfig >>"$rdir/config.log" 2>&1 || return 1
 		config_keep "$key" "$scratch"
 	fi
 	cmp -s "$scratch" "$bdir/.config" || cp "$scratch" "$bdir/.config"
+}
+
+# The series' base in HEAD's history: the commit whose subject the
+# expectations declare step=0; nothing when HEAD has none.
+config_base_commit() {
+	local subject
+	subject=$(sed -n 's/^\([^#].*\) | .*step=0\( .*\)\{0,1\}$/\1/p' "$BT_DIR/expectations" | sed -n 1p)
+	# awk reads to the end: git log cut off by SIGPIPE fails under pipefail.
+	git log --format='%H %s' -n 500 HEAD | awk -v s="$subject" '!found && substr($0, 42) == s { print $1; found = 1 }'
+}
+
+# The tree of commit $1: this one when HEAD is there, else a worktree of
+# it kept in the work dir (a bisect's steps are elsewhere).
+config_base_tree() {
+	local base=$1 wt
+	if [ "$(git rev-parse HEAD)" = "$base" ]; then
+		printf '%s\n' "$KTREE_DIR"
+		return 0
+	fi
+	wt=$KBRANCH_WORK/carry-seed/base-tree
+	if [ "$(git -C "$wt" rev-parse HEAD 2>/dev/null)" != "$base" ]; then
+		rm -rf "$wt"
+		git worktree prune
+		git worktree add -q --detach "$wt" "$base" >&2 || die_setup "cannot check out ext4dev-base in $wt"
+	fi
+	printf '%s\n' "$wt"
+}
+
+# Carried variant $1's reference config (tinyconfig, base.config and the
+# reference's fragment) made at ext4dev-base, in the base's names: the
+# file's path.  Made once per base, fragments and tools; one maker at a
+# time, as two variants may run at once.
+config_seed_at_base() {
+	local variant=$1 reference base dir f frags=() key lock tree
+	reference=$(variant_field "$(kernel_of "$variant")" reference)
+	base=$(config_base_commit)
+	[ -n "$base" ] || die_setup "$variant: HEAD has no ext4dev-base in its history to make a config at; set KBRANCH_OLDCONFIG to the .config to carry"
+	dir=$KBRANCH_WORK/carry-seed
+	mkdir -p "$dir/fragments"
+	for f in base "$reference"; do
+		EXPECT_kconfig=EXT4DEV config_fragment "$BT_DIR/configs/$f.config" >"$dir/fragments/$f.config"
+		frags+=("$dir/fragments/$f.config")
+	done
+	key=$({ echo "$base"; cat "${frags[@]}"; config_tool_versions; } | sha256sum | cut -c1-40)
+	exec {lock}>"$dir/lock"
+	flock -w 3600 "$lock" || die_setup "$variant: $dir stayed locked for an hour"
+	if [ ! -f "$dir/$key.config" ]; then
+		tree=$(config_base_tree "$base")
+		# The base's Kconfig, not the commit's: its failure is no verdict.
+		job_status config_merge "$tree" "$dir/build-$key" "$dir/$key.config.tmp" "$dir/$key.log" "${frags[@]}"
+		[ "$JOB_STATUS" = 0 ] || die_setup "$variant: the config made at ext4dev-base failed (log: $dir/$key.log)"
+		mv "$dir/$key.config.tmp" "$dir/$key.config"
+		rm -rf "$dir/build-$key"
+	fi
+	exec {lock}>&-
+	printf '%s\n' "$dir/$key.config"
+}
+
+# tinyconfig and fragments $5... merged into config file $3 by tree $1's
+# merge_config.sh, then olddefconfig, in build dir $2; output to log $4.
+# tinyconfig by hand: its own fragment step always writes .config, and
+# the scratch file is what keeps an unchanged config from costing a build.
+config_merge() {
+	local tree=$1 odir=$2 out=$3 log=$4 make_args
+	shift 4
+	make_args=(-C "$tree" O="$odir" ARCH=x86_64 CC="$BT_CC" HOSTCC="$BT_HOSTCC" -j"$(nproc)")
+	mkdir -p "$odir"
+	make "${make_args[@]}" KCONFIG_CONFIG="$out" allnoconfig >>"$log" 2>&1 || return 1
+	KCONFIG_CONFIG="$out" "$tree/scripts/kconfig/merge_config.sh" \
+		-m "$out" "$tree/kernel/configs/tiny.config" "$tree/arch/x86/configs/tiny.config" "$@" >>"$log" 2>&1 || return 1
+	make "${make_args[@]}" KCONFIG_CONFIG="$out" olddefconfig >>"$log" 2>&1
 }
 
 # Generate the config in a scratch file; touch .config only when it changed,
@@ -108,7 +185,7 @@ config_generate_old() {
 # is its kernel's, made here for that variant's build dir and logged in
 # the guest's run dir.
 config_generate() {
-	local variant=$1 kernel bdir rdir scratch log key cached kind make_args=()
+	local variant=$1 kernel bdir rdir scratch log key cached kind
 	kernel=$(kernel_of "$variant")
 	kind=$(variant_field "$kernel" kind)
 	[ "$kind" != carried ] || { config_generate_old "$variant"; return; }
@@ -118,7 +195,6 @@ config_generate() {
 	scratch=$bdir/bisect-tests.config
 	log=$rdir/config.log
 	mkdir -p "$bdir" "$rdir"
-	mapfile -t make_args < <(kmake_args "$variant")
 	config_fragment "$BT_DIR/configs/base.config" >"$rdir/base.config"
 	config_fragment "$BT_DIR/configs/$kernel.config" >"$rdir/$kernel.config"
 	key=$(config_key "$rdir/base.config" "$rdir/$kernel.config")
@@ -127,13 +203,7 @@ config_generate() {
 		cmp -s "$scratch" "$bdir/.config" || cp "$scratch" "$bdir/.config"
 		return 0
 	fi
-	# tinyconfig by hand: its own fragment step always writes .config, and
-	# the scratch file is what keeps an unchanged config from costing a build.
-	make "${make_args[@]}" KCONFIG_CONFIG="$scratch" allnoconfig >>"$log" 2>&1 || return 1
-	KCONFIG_CONFIG="$scratch" "$KTREE_DIR/scripts/kconfig/merge_config.sh" \
-		-m "$scratch" "$KTREE_DIR/kernel/configs/tiny.config" "$KTREE_DIR/arch/x86/configs/tiny.config" \
-		"$rdir/base.config" "$rdir/$kernel.config" >>"$log" 2>&1 || return 1
-	make "${make_args[@]}" KCONFIG_CONFIG="$scratch" olddefconfig >>"$log" 2>&1 || return 1
+	config_merge "$KTREE_DIR" "$bdir" "$scratch" "$log" "$rdir/base.config" "$rdir/$kernel.config"
 	config_keep "$key" "$scratch"
 	cmp -s "$scratch" "$bdir/.config" || cp "$scratch" "$bdir/.config"
 }

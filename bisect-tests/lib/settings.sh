@@ -10,7 +10,7 @@
 # and a tester whose commits this branch does not declare); empty: none.
 : "${KBRANCH_EXPECT:=}"
 # The tester's .config that a carried variant takes through olddefconfig;
-# empty: a carried variant is a setup error.
+# empty: its reference's config made at ext4dev-base (lib/config.sh).
 : "${KBRANCH_OLDCONFIG:=}"
 # Seconds a boot may take before it is a hang: a TCG boot that mounts ext4
 # takes about 2 s, a Debian machine under 60; a loaded machine ten times.
