@@ -734,6 +734,27 @@ notes_scratch() {
 	[ "$(cat "$BENCH_FIGURES")" = "$out" ]
 }
 
+# The Debian machines are guests: a commit builds one kernel per variant
+# of kind built or carried, at most 4 (bench's target), and a machine
+# added to the registry builds none.
+@test "bench: builds per commit are the variants that build a kernel, at most 4; a Debian machine added to the registry adds none" {
+	local copy n
+	# shellcheck source=branch-scripts/lib/common.sh
+	source "$REPO/branch-scripts/lib/common.sh"
+	# shellcheck source=branch-scripts/cmd/bench.sh
+	source "$REPO/branch-scripts/cmd/bench.sh"
+	KB_REPO=$REPO
+	n=$(builds_per_commit)
+	[[ "$n" =~ ^([0-9]+)\ \(([a-z0-9,-]+)\; ]]
+	[ "${BASH_REMATCH[1]}" -le 4 ]
+	[ "${BASH_REMATCH[2]}" = "$("$REPO/bisect-tests/run" --list-variants | awk '$2 == "built" || $2 == "carried" { print $1 }' | paste -sd, -)" ]
+	copy=$(repo_copy)
+	printf '%s\n' "debian-more | debian | debian-more | kernel=minimal,scenario=ext4-era | another machine (ci/05-fast's)" >>"$copy/bisect-tests/configs/variants"
+	[ "$(KB_REPO=$copy builds_per_commit)" = "$n" ]
+	printf '%s\n' "built-more | built | built-more | - | another kernel (ci/05-fast's)" >>"$copy/bisect-tests/configs/variants"
+	[[ "$(KB_REPO=$copy builds_per_commit)" == "$((BASH_REMATCH[1] + 1)) ("* ]]
+}
+
 @test "verify with a variant registry it cannot read is one line, before any tree is touched" {
 	local copy
 	copy=$(repo_copy)
