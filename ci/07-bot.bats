@@ -33,6 +33,10 @@ bot_units() {
 	bot_units Checks
 }
 
+@test "bot: a series is built, booted and checked at its last patch; a bad one is run again patch by patch, and only the first bad patch gets the reply; a run that gives no verdict is tried again" {
+	bot_units BuildBoot
+}
+
 @test "bot: a series that breaks the bot is recorded as that series' error, and the next series is still reviewed" {
 	bot_units Isolation
 }

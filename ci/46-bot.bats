@@ -9,6 +9,10 @@
 load helpers
 
 export KBRANCH_LIST_SMTP_PORT=2646 KBRANCH_LIST_HTTP_PORT=8846
+# The bot builds and boots only in the tests of that (a kernel build in
+# its own work dir, which the compiler cache shortens): the others test
+# the mail, the bases and checkpatch.
+export KBRANCH_BOT_BUILD=0
 ARCHIVE=http://127.0.0.1:8846/linux-ext4/
 
 setup_file() {
@@ -200,6 +204,51 @@ newest_header() {
 	[ "$(archived)" -eq $((before + 2)) ]
 }
 
+# A contributor's patch that does not compile: the bot builds the series
+# (bisect-tests/run, the builtin variant, in the bot's own work dir, its
+# objects from the compiler cache the CI's builds filled) and answers the
+# patch with the compiler's errors, the robot's way.  The build stops at
+# the error, so it costs about what a warm build does.
+@test "bot: a patch that breaks the build in fs/ext4 gets one reply, to it, with the compiler's errors marked >>, in the robot's layout; its checks say build-boot fail" {
+	local dir=$BATS_TEST_TMPDIR/broken p1 base key before
+	author_series "$dir" 1 'ext4: a series that does not build' \
+		'fs/ext4/super.c|static int kbranch_bot_broken(void) { return kbranch_bot_undeclared; }|ext4: return what is not declared'
+	p1=$(msgid_of "$dir"/v1-0001-*.patch)
+	base=$(ktree rev-parse ext4-rename)
+	bot_kbranch list send "$dir"/*.patch
+	before=$(archived)
+	KBRANCH_BOT_BUILD=1 run bot_kbranch bot once
+	echo "$output"
+	[ "$status" -eq 0 ]
+	grep -q "bisect-tests/run at [0-9a-f]*: exit 1 in [0-9]* s" "$BOT_WORK/bot/bot.log"
+	# Its replies: checkpatch's, if any, and one that quotes the build.
+	[ "$(archived)" -gt "$before" ]
+	git --git-dir="$BOT_WORK/list/inbox/git/0.git" log --format=%H "-$(($(archived) - before))" |
+		while read -r c; do git --git-dir="$BOT_WORK/list/inbox/git/0.git" show "$c:m"; echo '----'; done >"$BATS_TEST_TMPDIR/replies"
+	[ "$(grep -c '^kbranch bot noticed the following build errors:$' "$BATS_TEST_TMPDIR/replies")" -eq 1 ]
+	awk '/^----$/ { if (m ~ /noticed the following build errors/) print m; m = ""; next } { m = m $0 "\n" }' \
+		"$BATS_TEST_TMPDIR/replies" >"$BATS_TEST_TMPDIR/reply.eml"
+	cat "$BATS_TEST_TMPDIR/reply.eml"
+	grep -qx "In-Reply-To: <$p1>" "$BATS_TEST_TMPDIR/reply.eml"
+	grep -qx "\[auto build test ERROR on ext4-rename/${base:0:12}\]" "$BATS_TEST_TMPDIR/reply.eml"
+	grep -qx 'config:        x86_64-builtin (bisect-tests/configs/base.config + builtin.config onto tinyconfig)' "$BATS_TEST_TMPDIR/reply.eml"
+	grep -q '^compiler:      gcc' "$BATS_TEST_TMPDIR/reply.eml"
+	# shellcheck disable=SC2016 # the reply's text
+	grep -qxF '        (cd linux && KBRANCH_WORK=$PWD/.. ../kbranch/bisect-tests/run --variant builtin)' "$BATS_TEST_TMPDIR/reply.eml"
+	grep -qx 'All errors (new ones prefixed by >>):' "$BATS_TEST_TMPDIR/reply.eml"
+	grep -q "^>> fs/ext4/super.c:[0-9]*:[0-9]*: error: 'kbranch_bot_undeclared' undeclared" "$BATS_TEST_TMPDIR/reply.eml"
+	run bot_kbranch bot status
+	echo "$output"
+	key=$(awk -v id="$(msgid_of "$dir"/v1-0000-*.patch)" '$3 == id { print $1 }' <<<"$output")
+	[ -n "$key" ]
+	[ "$(jq -r '[.[] | select(.context == "build-boot") | .state] | join(" ")' "$BOT_WORK/bot/results/$key/checks.json")" = fail ]
+	# A second pass answers nothing again.
+	before=$(archived)
+	KBRANCH_BOT_BUILD=1 run bot_kbranch bot once
+	[ "$status" -eq 0 ]
+	[ "$(archived)" -eq "$before" ]
+}
+
 # Also the clean series: no mail, every check recorded success.
 @test "bot: a clean series made on the fixture (base-commit: the packaged tree, the fixture as prerequisite patches) is applied on the ref that has them, gets no mail, and its checks are recorded success, in checks and KCIDB JSON" {
 	local dir=$BATS_TEST_TMPDIR/fixture author=$BOT_WORK/author key before
@@ -237,9 +286,9 @@ newest_header() {
 # would fail from then on.  And "kbranch bot once" run beside another pass.
 @test "bot: the git locks a killed pass leaves are cleared by the next one; two passes at once answer a new series once" {
 	local dir=$BATS_TEST_TMPDIR/restart before pids=() pid i
-	[ -d "$BOT_WORK/bot/tree/.git" ]
+	[ -d "$BOT_WORK/bot/kwork/linux/.git" ]
 	mkdir -p "$BOT_WORK/bot/mirror.git/refs/bot/seen"
-	touch "$BOT_WORK/bot/tree/.git/index.lock" "$BOT_WORK/bot/mirror.git/refs/bot/seen/0.lock"
+	touch "$BOT_WORK/bot/kwork/linux/.git/index.lock" "$BOT_WORK/bot/mirror.git/refs/bot/seen/0.lock"
 	author_series "$dir" 1 'ext4: after a killed pass' 'fs/ext4/file.c|static int kbranch_bot_restart = 0;|ext4: add another variable set to zero'
 	bot_kbranch list send "$dir"/*.patch
 	before=$(archived)
@@ -252,9 +301,9 @@ newest_header() {
 	[ "$(archived)" -eq $((before + 1)) ]
 	grep -qx 'In-Reply-To: <'"$(msgid_of "$dir"/v1-0001-*.patch)"'>' <(newest_message)
 	grep -q 'list-bot: waiting for the pass of pid [0-9]*$' "$BATS_TEST_TMPDIR"/pass.*.log
-	grep -q "removed $BOT_WORK/bot/tree/.git/index.lock, left by a pass that was killed" "$BOT_WORK/bot/bot.log"
+	grep -q "removed $BOT_WORK/bot/kwork/linux/.git/index.lock, left by a pass that was killed" "$BOT_WORK/bot/bot.log"
 	grep -q "removed $BOT_WORK/bot/mirror.git/refs/bot/seen/0.lock, left by a pass that was killed" "$BOT_WORK/bot/bot.log"
-	[ ! -e "$BOT_WORK/bot/tree/.git/index.lock" ]
+	[ ! -e "$BOT_WORK/bot/kwork/linux/.git/index.lock" ]
 	run bot_kbranch bot status
 	[ "$status" -eq 0 ]
 	[[ "$output" == *" fail $(msgid_of "$dir"/v1-0000-*.patch) v1 1 "* ]]

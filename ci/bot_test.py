@@ -143,6 +143,73 @@ class Isolation(unittest.TestCase):
                 self.assertIn('error', json.load(f)['series'].popitem()[1]['outcome'])
 
 
+class BuildBoot(unittest.TestCase):
+    """The series built, booted and checked (bisect-tests/run's exit code
+    per commit, stood in for here; ci/46-bot.bats runs the real one): the
+    tip first, and from a bad tip each patch in turn until the first bad,
+    which alone gets the reply; a run that gives no verdict is retried."""
+
+    def series(self, codes):
+        d = tempfile.mkdtemp()
+        self.addCleanup(__import__('shutil').rmtree, d)
+        b = bot.Bot({'BOT_DIR': d, 'BOT_INBOX': d, 'BOT_ARCHIVE_URL': 'http://a/', 'BOT_SMTP_PORT': '1',
+                     'BOT_TREE': d, 'BOT_RUN': '/bin/false'})
+        revs = ['c%d' % i for i in range(1, len(codes) + 1)]
+        self.ran, self.replied = [], []
+
+        def run_at(commit):
+            self.ran.append(commit)
+            code = codes[revs.index(commit)]
+            if code == 128:
+                raise bot.Retry('exit 128')
+            return code, {'verdict': {0: 'good', 1: 'bad', 125: 'skip'}[code], 'reason': 'flaky'}, ''
+        b.run_at = run_at
+        b.build_boot_reply = lambda base, cover, patches, n, msg, *r: self.replied.append(n) or 'build errors: 1 quoted'
+        patches = [(i, 'p%d@x' % i, None) for i in range(1, len(codes) + 1)]
+        return [(c['patch'], c['state']) for c in b.build_boot('base', None, patches, revs)]
+
+    def test_a_good_tip_is_one_run_and_success_for_every_patch(self):
+        self.assertEqual(self.series([0, 0, 0]), [('p1@x', 'success'), ('p2@x', 'success'), ('p3@x', 'success')])
+        self.assertEqual((self.ran, self.replied), (['c3'], []))
+
+    def test_a_bad_tip_names_the_first_bad_patch_only(self):
+        self.assertEqual(self.series([0, 1, 1, 1]),
+                         [('p1@x', 'success'), ('p2@x', 'fail'), ('p3@x', 'fail'), ('p4@x', 'fail')])
+        self.assertEqual((self.ran, self.replied), (['c4', 'c1', 'c2'], [2]))
+
+    def test_a_bad_last_patch_is_the_culprit_when_those_before_pass(self):
+        self.assertEqual(self.series([0, 0, 1]), [('p1@x', 'success'), ('p2@x', 'success'), ('p3@x', 'fail')])
+        self.assertEqual((self.ran, self.replied), (['c3', 'c1', 'c2'], [3]))
+
+    def test_an_untestable_tip_is_a_warning_and_no_reply(self):
+        self.assertEqual(self.series([0, 125]), [('p1@x', 'warning'), ('p2@x', 'warning')])
+        self.assertEqual(self.replied, [])
+
+    def test_an_untestable_patch_before_the_culprit_is_a_warning(self):
+        self.assertEqual(self.series([125, 1]), [('p1@x', 'warning'), ('p2@x', 'fail')])
+        self.assertEqual(self.replied, [2])
+
+    def test_no_verdict_is_retried_not_recorded(self):
+        with self.assertRaises(bot.Retry):
+            self.series([0, 128])
+
+    def test_build_errors_are_read_each_once(self):
+        log = ('  CC      fs/ext4/super.o\n'
+               'fs/ext4/super.c:12:9: error: \'nope\' undeclared (first use in this function)\n'
+               'fs/ext4/super.c:12:9: note: each undeclared identifier is reported only once\n'
+               'fs/ext4/super.c:12:9: error: \'nope\' undeclared (first use in this function)\n'
+               'ld: fs/ext4/inode.o: in function `f\': undefined reference to `g\'\n'
+               'make[3]: *** [scripts/Makefile.build:250: fs/ext4/super.o] Error 1\n')
+        self.assertEqual(bot.build_errors(log), [
+            "fs/ext4/super.c:12:9: error: 'nope' undeclared (first use in this function)",
+            "ld: fs/ext4/inode.o: in function `f': undefined reference to `g'"])
+
+    def test_result_fields(self):
+        self.assertEqual(bot.result_fields('progress\nRESULT variant=builtin build=fail verdict=bad reason=x\n'),
+                         {'variant': 'builtin', 'build': 'fail', 'verdict': 'bad', 'reason': 'x'})
+        self.assertEqual(bot.result_fields('no result\n'), {})
+
+
 class Restart(unittest.TestCase):
     """A pass killed half way, and two passes at once."""
 

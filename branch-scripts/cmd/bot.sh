@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# summary: a bot on the local list: start|stop|status|once tests every series posted to it (applies it where the robot would, checkpatch --strict per patch) and replies to a patch that has findings, the kernel test robot's way
+# summary: a bot on the local list: start|stop|status|once tests every series posted to it (applies it where the robot would, checkpatch --strict per patch, builds, boots and checks it) and replies to a patch that has findings, the kernel test robot's way
 
 # The bot is libexec/list-bot (Python: mail is parsed, not grepped); this
 # file gives it its environment and runs it once, or in a loop of its own
@@ -10,10 +10,14 @@ bot_dir() {
 	printf '%s/bot\n' "$KBRANCH_WORK"
 }
 
-# list-bot $1 with everything it reads named.
+# list-bot $1 with everything it reads named; BOT_RUN only when the bot
+# builds (KBRANCH_BOT_BUILD=1).
 bot_run() {
+	local build_with=''
+	[ "$KBRANCH_BOT_BUILD" = 0 ] || build_with=$KB_REPO/bisect-tests/run
 	BOT_DIR=$(bot_dir) BOT_INBOX=$(list_dir)/inbox BOT_ARCHIVE_URL=$(list_url) BOT_SMTP_PORT=$(list_smtp_port) \
 		BOT_TREE=$KTREE BOT_BRANCH=$KBRANCH_BRANCH BOT_WAIT=$KBRANCH_BOT_WAIT BOT_TIMEOUT=$KBRANCH_BOT_TIMEOUT \
+		BOT_RUN=$build_with BOT_BUILD_TIMEOUT=$KBRANCH_BOT_BUILD_TIMEOUT \
 		"$KB_REPO/branch-scripts/libexec/list-bot" "$1"
 }
 
@@ -27,6 +31,8 @@ bot_require() {
 	[[ "$KBRANCH_BOT_WAIT" =~ ^[0-9]+$ ]] || die "KBRANCH_BOT_WAIT must be seconds, not '$KBRANCH_BOT_WAIT'"
 	[[ "$KBRANCH_BOT_INTERVAL" =~ ^[1-9][0-9]*$ ]] || die "KBRANCH_BOT_INTERVAL must be seconds, not '$KBRANCH_BOT_INTERVAL'"
 	[[ "$KBRANCH_BOT_TIMEOUT" =~ ^[1-9][0-9]*$ ]] || die "KBRANCH_BOT_TIMEOUT must be seconds, not '$KBRANCH_BOT_TIMEOUT'"
+	[[ "$KBRANCH_BOT_BUILD" =~ ^[01]$ ]] || die "KBRANCH_BOT_BUILD must be 0 or 1, not '$KBRANCH_BOT_BUILD'"
+	[[ "$KBRANCH_BOT_BUILD_TIMEOUT" =~ ^[1-9][0-9]*$ ]] || die "KBRANCH_BOT_BUILD_TIMEOUT must be seconds, not '$KBRANCH_BOT_BUILD_TIMEOUT'"
 	mkdir -p "$(bot_dir)"
 }
 

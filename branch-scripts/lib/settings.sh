@@ -33,4 +33,9 @@
 : "${KBRANCH_BOT_WAIT:=3600}"
 : "${KBRANCH_BOT_INTERVAL:=60}"
 : "${KBRANCH_BOT_TIMEOUT:=600}"
+# 1: the bot builds, boots and checks each series (bisect-tests/run, the
+# builtin variant, in its own work dir); 0: apply and checkpatch only.
+# A build may take KBRANCH_BOT_BUILD_TIMEOUT seconds (a first one is cold).
+: "${KBRANCH_BOT_BUILD:=1}"
+: "${KBRANCH_BOT_BUILD_TIMEOUT:=3600}"
 export KBRANCH_WORK KBRANCH_BRANCH KBRANCH_DEBIAN_CONFIG
