@@ -193,6 +193,34 @@ class BuildBoot(unittest.TestCase):
         with self.assertRaises(bot.Retry):
             self.series([0, 128])
 
+    def test_a_run_is_read_by_its_exit_code_and_result_line(self):
+        """run_at with a stand-in for bisect-tests/run that answers as told:
+        0, 1 and 125 are verdicts, read with the RESULT line; 128 and any
+        other code are not, and leave the series to be tried again."""
+        import subprocess
+        d = tempfile.mkdtemp()
+        self.addCleanup(__import__('shutil').rmtree, d)
+        b = bot.Bot({'BOT_DIR': d, 'BOT_INBOX': d, 'BOT_ARCHIVE_URL': 'http://a/', 'BOT_SMTP_PORT': '1',
+                     'BOT_TREE': d, 'BOT_RUN': os.path.join(d, 'run')})
+        os.makedirs(b.work)
+        subprocess.run(['git', 'init', '-q', b.work], check=True)
+        subprocess.run(['git', '-C', b.work, '-c', 'user.name=a', '-c', 'user.email=a@x', 'commit', '-q',
+                        '--allow-empty', '-m', 'c'], check=True)
+        commit = subprocess.run(['git', '-C', b.work, 'rev-parse', 'HEAD'], stdout=subprocess.PIPE,
+                                text=True, check=True).stdout.strip()
+        for code in (0, 1, 125, 128, 2, 130):
+            with open(b.run, 'w') as f:
+                f.write('#!/bin/sh\necho "RESULT variant=$2 verdict=v%d kwork=$KBRANCH_WORK"\necho progress >&2\n'
+                        'exit %d\n' % (code, code))
+            os.chmod(b.run, 0o755)
+            if code in (0, 1, 125):
+                got = b.run_at(commit)
+                self.assertEqual(got, (code, {'variant': 'builtin', 'verdict': 'v%d' % code, 'kwork': b.kwork},
+                                       'progress\n'))
+            else:
+                with self.assertRaises(bot.Retry):
+                    b.run_at(commit)
+
     def test_build_errors_are_read_each_once(self):
         log = ('  CC      fs/ext4/super.o\n'
                'fs/ext4/super.c:12:9: error: \'nope\' undeclared (first use in this function)\n'
