@@ -84,7 +84,7 @@ scenarios_of() {
 	grep -qx 'CONFIG_EXT4DEV_COMPAT=y' "$config"
 	# The base's worktree is the work dir's, and the tree is left at the tip.
 	[ "$(ktree rev-parse HEAD)" = "$(ktree rev-parse ext4-rename)" ]
-	[ "$(git -C "$own/carry-seed/base-tree" rev-parse HEAD)" = "$(ktree rev-parse ext4dev-base)" ]
+	[ "$(git -C "$own/carry-seed/base-tree" rev-parse HEAD)" = "$(ktree rev-parse "ext4dev-base^{commit}")" ]
 	ktree worktree remove --force "$own/carry-seed/base-tree"
 }
 
