@@ -232,6 +232,14 @@ class BuildBoot(unittest.TestCase):
             "fs/ext4/super.c:12:9: error: 'nope' undeclared (first use in this function)",
             "ld: fs/ext4/inode.o: in function `f': undefined reference to `g'"])
 
+    def test_error_paths_are_the_trees(self):
+        self.assertEqual(bot.tree_relative("../../linux/fs/ext4/super.c:20:46: error: 'x' undeclared", '/w/linux'),
+                         "fs/ext4/super.c:20:46: error: 'x' undeclared")
+        self.assertEqual(bot.tree_relative('/w/linux/fs/ext4/inode.c:1:1: error: y', '/w/linux/'),
+                         'fs/ext4/inode.c:1:1: error: y')
+        self.assertEqual(bot.tree_relative('ld: fs/ext4/inode.o: undefined reference to `g\'', '/w/linux'),
+                         'ld: fs/ext4/inode.o: undefined reference to `g\'')
+
     def test_result_fields(self):
         self.assertEqual(bot.result_fields('progress\nRESULT variant=builtin build=fail verdict=bad reason=x\n'),
                          {'variant': 'builtin', 'build': 'fail', 'verdict': 'bad', 'reason': 'x'})
