@@ -13,6 +13,12 @@ load helpers
 RUN=$REPO/bisect-tests/run
 DEBIAN_VARIANTS=(debian-ext4dev debian-ext4dev-builtin debian-ext4)
 
+# The tests check commits out detached; the next file finds the branch
+# checked out, as the others leave it.
+teardown() {
+	ktree checkout -q -f ext4-rename
+}
+
 # bisect-tests/run for the given variants at the kernel tree's HEAD;
 # progress as comments.
 bt_run() {
