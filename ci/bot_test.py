@@ -181,6 +181,26 @@ class BuildBoot(unittest.TestCase):
         self.assertEqual(self.series([0, 0, 1]), [('p1@x', 'success'), ('p2@x', 'success'), ('p3@x', 'fail')])
         self.assertEqual((self.ran, self.replied), (['c3', 'c1', 'c2'], [3]))
 
+    def test_the_reply_quotes_the_bad_runs_own_logs(self):
+        """A bad tip after good patches: the runs of those patches replace
+        the run dir's logs, and the reply still quotes the tip's."""
+        d = tempfile.mkdtemp()
+        self.addCleanup(__import__('shutil').rmtree, d)
+        b = bot.Bot({'BOT_DIR': d, 'BOT_INBOX': d, 'BOT_ARCHIVE_URL': 'http://a/', 'BOT_SMTP_PORT': '1',
+                     'BOT_TREE': d, 'BOT_RUN': '/bin/false'})
+        rdir = os.path.join(b.kwork, 'runs', bot.BOT_VARIANT)
+        os.makedirs(rdir)
+
+        def run_at(commit):
+            with open(os.path.join(rdir, 'guest.ktap'), 'w') as f:
+                f.write('not ok 1 - %s\n' % commit if commit == 'c2' else 'ok 1 - %s\n' % commit)
+            return (1 if commit == 'c2' else 0), {'build': 'ok'}, ''
+        quoted = []
+        b.run_at = run_at
+        b.build_boot_reply = lambda base, cover, patches, n, msg, failure: quoted.append((n, failure[3])) or 'x'
+        b.build_boot('base', None, [(1, 'p1@x', None), (2, 'p2@x', None)], ['c1', 'c2'])
+        self.assertEqual(quoted, [(2, ['not ok 1 - c2'])])
+
     def test_an_untestable_tip_is_a_warning_and_no_reply(self):
         self.assertEqual(self.series([0, 125]), [('p1@x', 'warning'), ('p2@x', 'warning')])
         self.assertEqual(self.replied, [])
