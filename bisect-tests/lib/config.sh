@@ -165,19 +165,27 @@ config_seed_at_base() {
 	printf '%s\n' "$dir/$key.config"
 }
 
-# tinyconfig and fragments $5... merged into config file $3 by tree $1's
-# merge_config.sh, then olddefconfig, in build dir $2; output to log $4.
-# tinyconfig by hand: its own fragment step always writes .config, and
-# the scratch file is what keeps an unchanged config from costing a build.
+# tinyconfig and fragments $5... merged into config file $3 of tree $1,
+# in build dir $2; output to log $4.  tinyconfig by hand: its own fragment
+# step always writes .config, and the scratch file is what keeps an
+# unchanged config from costing a build.
 config_merge() {
-	local tree=$1 odir=$2 out=$3 log=$4 make_args
+	local tree=$1 odir=$2 out=$3 log=$4
 	shift 4
-	make_args=(-C "$tree" O="$odir" ARCH=x86_64 CC="$BT_CC" HOSTCC="$BT_HOSTCC" -j"$(nproc)")
 	mkdir -p "$odir"
-	make "${make_args[@]}" KCONFIG_CONFIG="$out" allnoconfig >>"$log" 2>&1 || return 1
-	KCONFIG_CONFIG="$out" "$tree/scripts/kconfig/merge_config.sh" \
-		-m "$out" "$tree/kernel/configs/tiny.config" "$tree/arch/x86/configs/tiny.config" "$@" >>"$log" 2>&1 || return 1
-	make "${make_args[@]}" KCONFIG_CONFIG="$out" olddefconfig >>"$log" 2>&1
+	make -C "$tree" O="$odir" ARCH=x86_64 CC="$BT_CC" HOSTCC="$BT_HOSTCC" KCONFIG_CONFIG="$out" allnoconfig >>"$log" 2>&1
+	config_onto "$tree" "$odir" "$out" "$log" "$tree/kernel/configs/tiny.config" "$tree/arch/x86/configs/tiny.config" "$@"
+}
+
+# Fragments $5... merged onto config file $3 (the later ones win) by tree
+# $1's merge_config.sh, then olddefconfig, in build dir $2; output to log
+# $4.  merge_config.sh keeps its scratch file in the current dir: the
+# build dir's, not the tree.
+config_onto() {
+	local tree=$1 odir=$2 out=$3 log=$4
+	shift 4
+	(cd "$odir" && KCONFIG_CONFIG="$out" "$tree/scripts/kconfig/merge_config.sh" -m "$out" "$@") >>"$log" 2>&1
+	make -C "$tree" O="$odir" ARCH=x86_64 CC="$BT_CC" HOSTCC="$BT_HOSTCC" -j"$(nproc)" KCONFIG_CONFIG="$out" olddefconfig >>"$log" 2>&1
 }
 
 # Generate the config in a scratch file; touch .config only when it changed,

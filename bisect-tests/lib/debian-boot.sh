@@ -108,22 +108,6 @@ debian_key_of() {
 # (build_dir names its build dir).  Only a tester's config (--config) is
 # made here, with what the machine needs merged onto it.
 
-# make for a config in build dir $1 of kernel tree $2.
-debian_kconfig() {
-	local odir=$1 tree=$2
-	shift 2
-	make -C "$tree" O="$odir" ARCH=x86_64 CC="$BT_CC" HOSTCC="$BT_HOSTCC" -j"$(nproc)" "$@"
-}
-
-# Fragments $5... merged onto config file $3 (the later ones win), then
-# olddefconfig, in build dir $1 of tree $2; the output appended to log $4.
-debian_config_onto() {
-	local odir=$1 tree=$2 out=$3 log=$4
-	shift 4
-	(cd "$odir" && KCONFIG_CONFIG="$out" "$tree/scripts/kconfig/merge_config.sh" -m "$out" "$@") >>"$log" 2>&1 &&
-		debian_kconfig "$odir" "$tree" KCONFIG_CONFIG="$out" olddefconfig >>"$log" 2>&1
-}
-
 # What the machine needs from any kernel to boot in QEMU, in this
 # commit's names, into a run dir file: base.config, every guest's needs.
 debian_guest_fragment() {
@@ -147,7 +131,7 @@ debian_config_tester() {
 	cached=$(config_from_cache "$key" "$out" "$rdir/config.log")
 	if [ "$cached" = no ]; then
 		cp "$theirs" "$out"
-		debian_config_onto "$(build_dir "$v")" "$KTREE_DIR" "$out" "$rdir/config.log" "$frag"
+		config_onto "$KTREE_DIR" "$(build_dir "$v")" "$out" "$rdir/config.log" "$frag"
 		config_keep "$key" "$out"
 	fi
 	debian_config_changes "$theirs" "$out" >"$rdir/guest-added"
