@@ -991,3 +991,17 @@ layout_spelled() {
 	[ "$status" -eq 0 ]
 	[ -z "$output" ]
 }
+
+# The mutation list runs for minutes beside the kernel tests; a mutant that
+# no longer applies is found here in seconds, by the change that moved the
+# code it breaks.
+@test "lint: every mutant in ci/mutations still applies to the code it breaks" {
+	local diff stale=()
+	for diff in "$REPO"/ci/mutations/*.diff; do
+		if ! (cd "$REPO" && git apply --check "$diff") >/dev/null 2>&1; then
+			stale+=("${diff#"$REPO"/}")
+		fi
+	done
+	printf 'no longer applies: %s\n' "${stale[@]}"
+	[ "${#stale[@]}" -eq 0 ]
+}
