@@ -12,23 +12,26 @@ load helpers
 CANNED=$BATS_TEST_DIRNAME/canned
 
 # The kselftest harness the guest program compiles with: the imported
-# tree's, or, before any tree is imported, the linux-source tarball's.
-setup_file() {
+# tree's, or, before any tree is imported, the linux-source tarball's,
+# taken out once per file by the first test that compiles (the whole
+# tarball is read: seconds that a run of another test, as the mutation
+# list makes them, does not pay).  Sets HARNESS.
+harness() {
 	local tars top
 	HARNESS=$KTREE/tools/testing/selftests
-	if [ ! -f "$HARNESS/kselftest_harness.h" ]; then
-		tars=(/usr/src/linux-source-*.tar.xz)
-		[ -f "${tars[0]}" ] || { echo "no kernel tree and no /usr/src/linux-source-*.tar.xz" >&2; return 1; }
-		top=$(basename "${tars[0]}" .tar.xz)
-		tar -xJf "${tars[0]}" -C "$BATS_FILE_TMPDIR" "$top/tools/testing/selftests/kselftest_harness.h" \
-			"$top/tools/testing/selftests/kselftest.h"
-		HARNESS=$BATS_FILE_TMPDIR/$top/tools/testing/selftests
-	fi
-	export HARNESS
+	[ ! -f "$HARNESS/kselftest_harness.h" ] || return 0
+	tars=(/usr/src/linux-source-*.tar.xz)
+	[ -f "${tars[0]}" ] || { echo "no kernel tree and no /usr/src/linux-source-*.tar.xz" >&2; return 1; }
+	top=$(basename "${tars[0]}" .tar.xz)
+	HARNESS=$BATS_FILE_TMPDIR/$top/tools/testing/selftests
+	[ ! -f "$HARNESS/kselftest_harness.h" ] || return 0
+	tar -xJf "${tars[0]}" -C "$BATS_FILE_TMPDIR" "$top/tools/testing/selftests/kselftest_harness.h" \
+		"$top/tools/testing/selftests/kselftest.h"
 }
 
 # The guest program, compiled as lib/initramfs.sh compiles it.
 guest_program() {
+	harness
 	gcc -static -O2 -Wall -I"$HARNESS" -o "$BATS_TEST_TMPDIR/ext4-checks" "$BT/guest/ext4-checks.c"
 	printf '%s\n' "$BATS_TEST_TMPDIR/ext4-checks"
 }
@@ -247,6 +250,7 @@ every_kind_of_line() {
 	# shellcheck source=bisect-tests/lib/images.sh
 	source "$BT/lib/images.sh"
 	mkdir -p "$rdir" "$more"
+	harness
 	cp "$(guest_program)" "$rdir/init"
 	diff -u <("$rdir/init" --list | sed -n 's/^hostile_image\.\([^.]*\)\..*/\1/p' | sed '1i control') \
 		<(images_partitions "$rdir")
