@@ -173,7 +173,7 @@ config_merge() {
 	local tree=$1 odir=$2 out=$3 log=$4
 	shift 4
 	mkdir -p "$odir"
-	make -C "$tree" O="$odir" ARCH=x86_64 CC="$BT_CC" HOSTCC="$BT_HOSTCC" KCONFIG_CONFIG="$out" allnoconfig >>"$log" 2>&1
+	config_make "$tree" "$odir" KCONFIG_CONFIG="$out" allnoconfig >>"$log" 2>&1
 	config_onto "$tree" "$odir" "$out" "$log" "$tree/kernel/configs/tiny.config" "$tree/arch/x86/configs/tiny.config" "$@"
 }
 
@@ -185,7 +185,15 @@ config_onto() {
 	local tree=$1 odir=$2 out=$3 log=$4
 	shift 4
 	(cd "$odir" && KCONFIG_CONFIG="$out" "$tree/scripts/kconfig/merge_config.sh" -m "$out" "$@") >>"$log" 2>&1
-	make -C "$tree" O="$odir" ARCH=x86_64 CC="$BT_CC" HOSTCC="$BT_HOSTCC" -j"$(nproc)" KCONFIG_CONFIG="$out" olddefconfig >>"$log" 2>&1
+	config_make "$tree" "$odir" KCONFIG_CONFIG="$out" olddefconfig >>"$log" 2>&1
+}
+
+# make of tree $1 in build dir $2, for a config target ($3...): the tree
+# may be a worktree of the base, not the one build_dir's variants use.
+config_make() {
+	local tree=$1 odir=$2
+	shift 2
+	make -C "$tree" O="$odir" ARCH=x86_64 CC="$BT_CC" HOSTCC="$BT_HOSTCC" -j"$(nproc)" "$@"
 }
 
 # Generate the config in a scratch file; touch .config only when it changed,
